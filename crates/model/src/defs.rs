@@ -1,0 +1,439 @@
+//! Definitions: what the ids in event streams mean, and what a process knows
+//! about itself (see FORMAT.md, "Definition records").
+//!
+//! A process appends definition records to its `.pxd` file as they arise
+//! (a region when it is first entered, a clock sample at every flush), so the
+//! file is complete up to the last write even if the process dies.
+
+use crate::pv;
+use crate::region::RegionKind;
+use crate::Error;
+
+/// Which clock a process's ticks come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ClockSource {
+    /// The CPU's invariant time-stamp counter.
+    Tsc = 0,
+    /// CLOCK_MONOTONIC in nanoseconds.
+    Monotonic = 1,
+}
+
+/// What a calibration record measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Probe {
+    /// One read of the clock.
+    ClockRead = 0,
+    /// An enter probe.
+    Enter = 1,
+    /// A leave probe.
+    Leave = 2,
+    /// An extended event probe (message, lock, mark, ...).
+    Event = 3,
+    /// A probe whose recording is switched off.
+    Disabled = 4,
+}
+
+impl Probe {
+    /// All probes, in numbering order.
+    pub const ALL: [Probe; 5] =
+        [Probe::ClockRead, Probe::Enter, Probe::Leave, Probe::Event, Probe::Disabled];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Probe::ClockRead => "clock_read",
+            Probe::Enter => "enter",
+            Probe::Leave => "leave",
+            Probe::Event => "event",
+            Probe::Disabled => "disabled",
+        }
+    }
+}
+
+/// The measurement mode of a process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Mode {
+    /// No recording.
+    Off = 0,
+    /// Call-path profiles only.
+    Profile = 1,
+    /// Event traces only.
+    Trace = 2,
+    /// Both.
+    Both = 3,
+}
+
+impl Mode {
+    /// Whether events are traced.
+    pub fn traces(self) -> bool {
+        matches!(self, Mode::Trace | Mode::Both)
+    }
+
+    /// Whether call-path profiles are kept.
+    pub fn profiles(self) -> bool {
+        matches!(self, Mode::Profile | Mode::Both)
+    }
+
+    /// Lower-case name, as in `PARALLAX_MODE`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Off => "off",
+            Mode::Profile => "profile",
+            Mode::Trace => "trace",
+            Mode::Both => "both",
+        }
+    }
+
+    /// Parses a `PARALLAX_MODE` value.
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" | "0" => Some(Mode::Off),
+            "profile" => Some(Mode::Profile),
+            "trace" => Some(Mode::Trace),
+            "both" | "trace+profile" | "profile+trace" => Some(Mode::Both),
+            _ => None,
+        }
+    }
+
+    fn from_u8(v: u8) -> Option<Mode> {
+        [Mode::Off, Mode::Profile, Mode::Trace, Mode::Both].get(v as usize).copied()
+    }
+}
+
+/// Facts about the measured process, recorded once at start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcessInfo {
+    /// MPI rank (or 0).
+    pub rank: u32,
+    /// Number of ranks in the job, 0 if unknown.
+    pub ranks: u32,
+    /// Operating-system process id.
+    pub pid: u32,
+    /// Host name.
+    pub host: String,
+    /// Program path.
+    pub program: String,
+    /// Arguments after the program.
+    pub args: Vec<String>,
+    /// Wall-clock start, ns since the Unix epoch.
+    pub start_unix_ns: u64,
+    /// Measurement mode.
+    pub mode: Mode,
+    /// Parallax version that measured it.
+    pub version: String,
+}
+
+/// One definition record.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)] // each variant's doc names its fields
+pub enum Def {
+    /// The process.
+    Process(ProcessInfo),
+    /// The clock the ticks come from, with its nominal frequency (ticks/s).
+    Clock { source: ClockSource, nominal_hz: f64 },
+    /// A simultaneous reading of the tick clock, CLOCK_MONOTONIC and the
+    /// wall clock; several of these map ticks to time.
+    ClockSync { tick: u64, mono_ns: u64, unix_ns: u64 },
+    /// The measured cost of a probe in `mode`, in ns over `samples` batches.
+    Calibration { probe: Probe, mode: Mode, mean_ns: f64, sd_ns: f64, min_ns: f64, samples: u32 },
+    /// A region.
+    Region { id: u32, kind: RegionKind, name: String, file: String, line: u32 },
+    /// A location (thread) of this process.
+    Location { thread: u32, name: String, os_tid: u32 },
+    /// A group of ranks (a communicator) or of threads (a barrier team).
+    Group { id: u64, members: Vec<u32> },
+    /// A metric.
+    Metric { id: u32, name: String, unit: String },
+    /// A fact worth keeping that has no record of its own.
+    Property { key: String, value: String },
+    /// The process finished measuring cleanly at `unix_ns`.
+    End { unix_ns: u64 },
+}
+
+mod code {
+    pub const PROCESS: u8 = 1;
+    pub const CLOCK: u8 = 2;
+    pub const CLOCK_SYNC: u8 = 3;
+    pub const CALIBRATION: u8 = 4;
+    pub const REGION: u8 = 5;
+    pub const LOCATION: u8 = 6;
+    pub const GROUP: u8 = 7;
+    pub const METRIC: u8 = 8;
+    pub const PROPERTY: u8 = 9;
+    pub const END: u8 = 10;
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    pv::put(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+impl Def {
+    /// Appends this record's encoding to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Def::Process(p) => {
+                out.push(code::PROCESS);
+                pv::put(out, p.rank as u64);
+                pv::put(out, p.ranks as u64);
+                pv::put(out, p.pid as u64);
+                put_str(out, &p.host);
+                put_str(out, &p.program);
+                pv::put(out, p.args.len() as u64);
+                for a in &p.args {
+                    put_str(out, a);
+                }
+                pv::put(out, p.start_unix_ns);
+                out.push(p.mode as u8);
+                put_str(out, &p.version);
+            }
+            Def::Clock { source, nominal_hz } => {
+                out.push(code::CLOCK);
+                out.push(*source as u8);
+                out.extend_from_slice(&nominal_hz.to_le_bytes());
+            }
+            Def::ClockSync { tick, mono_ns, unix_ns } => {
+                out.push(code::CLOCK_SYNC);
+                pv::put(out, *tick);
+                pv::put(out, *mono_ns);
+                pv::put(out, *unix_ns);
+            }
+            Def::Calibration { probe, mode, mean_ns, sd_ns, min_ns, samples } => {
+                out.push(code::CALIBRATION);
+                out.push(*probe as u8);
+                out.push(*mode as u8);
+                for v in [mean_ns, sd_ns, min_ns] {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+                pv::put(out, *samples as u64);
+            }
+            Def::Region { id, kind, name, file, line } => {
+                out.push(code::REGION);
+                pv::put(out, *id as u64);
+                out.push(*kind as u8);
+                put_str(out, name);
+                put_str(out, file);
+                pv::put(out, *line as u64);
+            }
+            Def::Location { thread, name, os_tid } => {
+                out.push(code::LOCATION);
+                pv::put(out, *thread as u64);
+                put_str(out, name);
+                pv::put(out, *os_tid as u64);
+            }
+            Def::Group { id, members } => {
+                out.push(code::GROUP);
+                pv::put(out, *id);
+                pv::put(out, members.len() as u64);
+                for m in members {
+                    pv::put(out, *m as u64);
+                }
+            }
+            Def::Metric { id, name, unit } => {
+                out.push(code::METRIC);
+                pv::put(out, *id as u64);
+                put_str(out, name);
+                put_str(out, unit);
+            }
+            Def::Property { key, value } => {
+                out.push(code::PROPERTY);
+                put_str(out, key);
+                put_str(out, value);
+            }
+            Def::End { unix_ns } => {
+                out.push(code::END);
+                pv::put(out, *unix_ns);
+            }
+        }
+    }
+
+    /// Decodes all records of one definitions block.
+    pub fn decode_all(buf: &[u8]) -> Result<Vec<Def>, Error> {
+        let mut r = Reader { buf, at: 0 };
+        let mut out = Vec::new();
+        while r.at < buf.len() {
+            out.push(r.def()?);
+        }
+        Ok(out)
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn bad(&self, what: &str) -> Error {
+        Error::corrupt(format!("{what} at byte {} of a definitions block", self.at))
+    }
+
+    fn byte(&mut self) -> Result<u8, Error> {
+        let b = *self.buf.get(self.at).ok_or_else(|| self.bad("record cut short"))?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    fn u64(&mut self) -> Result<u64, Error> {
+        let (v, n) = pv::get(&self.buf[self.at..]).ok_or_else(|| self.bad("record cut short"))?;
+        self.at += n;
+        Ok(v)
+    }
+
+    fn u32(&mut self) -> Result<u32, Error> {
+        let v = self.u64()?;
+        u32::try_from(v).map_err(|_| self.bad("value out of range"))
+    }
+
+    fn f64(&mut self) -> Result<f64, Error> {
+        let b = self.buf.get(self.at..self.at + 8).ok_or_else(|| self.bad("record cut short"))?;
+        self.at += 8;
+        Ok(f64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    fn len(&mut self) -> Result<usize, Error> {
+        let n = self.u64()?;
+        if n > (self.buf.len() - self.at) as u64 {
+            return Err(self.bad("length beyond the block"));
+        }
+        Ok(n as usize)
+    }
+
+    fn str(&mut self) -> Result<String, Error> {
+        let n = self.len()?;
+        let s = &self.buf[self.at..self.at + n];
+        self.at += n;
+        String::from_utf8(s.to_vec()).map_err(|_| self.bad("string is not UTF-8"))
+    }
+
+    fn def(&mut self) -> Result<Def, Error> {
+        Ok(match self.byte()? {
+            code::PROCESS => {
+                let rank = self.u32()?;
+                let ranks = self.u32()?;
+                let pid = self.u32()?;
+                let host = self.str()?;
+                let program = self.str()?;
+                let n = self.len()?;
+                let args = (0..n).map(|_| self.str()).collect::<Result<_, _>>()?;
+                let start_unix_ns = self.u64()?;
+                let mode = Mode::from_u8(self.byte()?).ok_or_else(|| self.bad("unknown mode"))?;
+                let version = self.str()?;
+                Def::Process(ProcessInfo {
+                    rank,
+                    ranks,
+                    pid,
+                    host,
+                    program,
+                    args,
+                    start_unix_ns,
+                    mode,
+                    version,
+                })
+            }
+            code::CLOCK => {
+                let source = match self.byte()? {
+                    0 => ClockSource::Tsc,
+                    1 => ClockSource::Monotonic,
+                    _ => return Err(self.bad("unknown clock source")),
+                };
+                Def::Clock { source, nominal_hz: self.f64()? }
+            }
+            code::CLOCK_SYNC => {
+                Def::ClockSync { tick: self.u64()?, mono_ns: self.u64()?, unix_ns: self.u64()? }
+            }
+            code::CALIBRATION => {
+                let probe = *Probe::ALL
+                    .get(self.byte()? as usize)
+                    .ok_or_else(|| self.bad("unknown probe"))?;
+                let mode = Mode::from_u8(self.byte()?).ok_or_else(|| self.bad("unknown mode"))?;
+                Def::Calibration {
+                    probe,
+                    mode,
+                    mean_ns: self.f64()?,
+                    sd_ns: self.f64()?,
+                    min_ns: self.f64()?,
+                    samples: self.u32()?,
+                }
+            }
+            code::REGION => {
+                let id = self.u32()?;
+                let kind = RegionKind::from_u8(self.byte()?)
+                    .ok_or_else(|| self.bad("unknown region kind"))?;
+                Def::Region { id, kind, name: self.str()?, file: self.str()?, line: self.u32()? }
+            }
+            code::LOCATION => {
+                Def::Location { thread: self.u32()?, name: self.str()?, os_tid: self.u32()? }
+            }
+            code::GROUP => {
+                let id = self.u64()?;
+                let n = self.len()?;
+                let members = (0..n).map(|_| self.u32()).collect::<Result<_, _>>()?;
+                Def::Group { id, members }
+            }
+            code::METRIC => Def::Metric { id: self.u32()?, name: self.str()?, unit: self.str()? },
+            code::PROPERTY => Def::Property { key: self.str()?, value: self.str()? },
+            code::END => Def::End { unix_ns: self.u64()? },
+            _ => return Err(self.bad("unknown definition code")),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_defs() -> Vec<Def> {
+        vec![
+            Def::Process(ProcessInfo {
+                rank: 2,
+                ranks: 4,
+                pid: 1234,
+                host: "node-1".into(),
+                program: "/bin/app".into(),
+                args: vec!["-n".into(), "10".into()],
+                start_unix_ns: 1_700_000_000_000_000_000,
+                mode: Mode::Both,
+                version: "0.1.0".into(),
+            }),
+            Def::Clock { source: ClockSource::Tsc, nominal_hz: 2.1e9 },
+            Def::ClockSync { tick: 99, mono_ns: 100, unix_ns: 101 },
+            Def::Calibration {
+                probe: Probe::Enter,
+                mode: Mode::Trace,
+                mean_ns: 7.5,
+                sd_ns: 0.25,
+                min_ns: 7.0,
+                samples: 20,
+            },
+            Def::Region {
+                id: 7,
+                kind: RegionKind::Barrier,
+                name: "wait ünïcode".into(),
+                file: "src/x.rs".into(),
+                line: 42,
+            },
+            Def::Location { thread: 1, name: "worker".into(), os_tid: 4321 },
+            Def::Group { id: 5, members: vec![0, 1, 3] },
+            Def::Metric { id: 1, name: "bytes".into(), unit: "B".into() },
+            Def::Property { key: "throttled".into(), value: "f".into() },
+            Def::End { unix_ns: 5 },
+        ]
+    }
+
+    #[test]
+    fn round_trip() {
+        let defs = sample_defs();
+        let mut buf = Vec::new();
+        for d in &defs {
+            d.encode(&mut buf);
+        }
+        assert_eq!(Def::decode_all(&buf).unwrap(), defs);
+        for cut in 0..buf.len() {
+            let _ = Def::decode_all(&buf[..cut]);
+        }
+    }
+}

@@ -1,0 +1,477 @@
+//! Experiment directories: finding and reading the files of a run
+//! (see FORMAT.md, "Experiment directory").
+//!
+//! Opening an experiment reads only definitions and block headers; event
+//! streams are read block by block, so memory stays bounded whatever the
+//! length of the trace.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::clock::ClockMap;
+use crate::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
+use crate::event::{Event, RegionId};
+use crate::evcodec::{self, EventEncoder};
+use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
+use crate::profile::CallTree;
+use crate::region::RegionKind;
+use crate::{Error, ErrorKind};
+
+/// Name of the human-readable summary at the top of an experiment.
+pub const MANIFEST: &str = "manifest.json";
+/// Definitions file in a process directory.
+pub const DEFS_FILE: &str = "defs.pxd";
+/// Profile file in a process directory.
+pub const PROFILE_FILE: &str = "profile.pxp";
+/// Bytes before the records of an event block: base tick, then a clock
+/// sample (tick, monotonic ns).
+pub const EVENT_BLOCK_PREFIX: usize = 24;
+
+/// Directory of rank `rank` inside an experiment.
+pub fn rank_dir(rank: u32) -> String {
+    format!("rank-{rank:05}")
+}
+
+/// Event file of thread `thread` inside a process directory.
+pub fn events_file(thread: u32) -> String {
+    format!("thread-{thread:05}.pxe")
+}
+
+/// A region as defined by its process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Generic operation type.
+    pub kind: RegionKind,
+    /// Name.
+    pub name: String,
+    /// Source file, may be empty.
+    pub file: String,
+    /// Source line, 0 if unknown.
+    pub line: u32,
+}
+
+/// A probe cost measured by a process at start-up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    /// Which probe.
+    pub probe: Probe,
+    /// In which mode.
+    pub mode: Mode,
+    /// Mean cost, ns.
+    pub mean_ns: f64,
+    /// Standard deviation of the batch means, ns.
+    pub sd_ns: f64,
+    /// Cheapest batch mean, ns.
+    pub min_ns: f64,
+    /// Batches measured.
+    pub samples: u32,
+}
+
+/// A location (thread) of a process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Thread number within the process (0 is the first thread measured).
+    pub thread: u32,
+    /// Name, may be empty.
+    pub name: String,
+    /// Operating-system thread id, 0 if unknown.
+    pub os_tid: u32,
+    /// Its event file, if it has one.
+    pub events: Option<PathBuf>,
+}
+
+/// Everything a process recorded except its events.
+#[derive(Clone, Debug)]
+pub struct Process {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Rank.
+    pub rank: u32,
+    /// Facts recorded at start, if the definitions have them.
+    pub info: Option<ProcessInfo>,
+    /// The clock's source.
+    pub clock_source: ClockSource,
+    /// Tick-to-ns map.
+    pub clock: ClockMap,
+    /// Regions by id.
+    pub regions: BTreeMap<RegionId, Region>,
+    /// Locations by thread number.
+    pub locations: BTreeMap<u32, Location>,
+    /// Probe costs.
+    pub calibration: Vec<Calibration>,
+    /// Groups by id.
+    pub groups: BTreeMap<u64, Vec<u32>>,
+    /// Metrics by id: (name, unit).
+    pub metrics: BTreeMap<u32, (String, String)>,
+    /// Other facts.
+    pub properties: Vec<(String, String)>,
+    /// Clean end, ns since the epoch; `None` if the process did not finish.
+    pub end_unix_ns: Option<u64>,
+    /// Whether a profile file exists.
+    pub profile: Option<PathBuf>,
+    /// Problems found while opening (damaged or cut-short files); the data
+    /// before each problem is still used.
+    pub warnings: Vec<String>,
+}
+
+/// A whole experiment.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Its processes, by rank.
+    pub processes: Vec<Process>,
+}
+
+impl Experiment {
+    /// Opens the experiment in `dir`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Experiment, Error> {
+        let dir = dir.as_ref();
+        let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+        let mut processes = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(dir, e))?;
+            let path = entry.path();
+            if path.join(DEFS_FILE).is_file() {
+                processes.push(Process::open(&path)?);
+            }
+        }
+        if processes.is_empty() {
+            return Err(Error::new(
+                ErrorKind::NotParallax,
+                "not a Parallax experiment: no rank-*/defs.pxd below it".to_string(),
+            )
+            .at(dir));
+        }
+        processes.sort_by_key(|p| p.rank);
+        Ok(Experiment { dir: dir.to_path_buf(), processes })
+    }
+
+    /// Earliest start (monotonic ns) over all processes: the zero of
+    /// experiment time.
+    pub fn t0_ns(&self) -> f64 {
+        self.processes.iter().map(|p| p.clock.ns0).fold(f64::INFINITY, f64::min)
+    }
+
+    /// All locations as (process index, location).
+    pub fn locations(&self) -> impl Iterator<Item = (usize, &Location)> {
+        self.processes.iter().enumerate().flat_map(|(i, p)| p.locations.values().map(move |l| (i, l)))
+    }
+
+    /// Every warning of every process.
+    pub fn warnings(&self) -> Vec<String> {
+        self.processes.iter().flat_map(|p| p.warnings.iter().cloned()).collect()
+    }
+}
+
+impl Process {
+    /// Opens the process directory `dir`.
+    pub fn open(dir: &Path) -> Result<Process, Error> {
+        let defs_path = dir.join(DEFS_FILE);
+        let mut warnings = Vec::new();
+        let mut f = open(&defs_path)?;
+        let (rank, _) = read_header(&mut f, FileKind::Definitions, &defs_path)?;
+        let mut p = Process {
+            dir: dir.to_path_buf(),
+            rank,
+            info: None,
+            clock_source: ClockSource::Monotonic,
+            clock: ClockMap::IDENTITY,
+            regions: BTreeMap::new(),
+            locations: BTreeMap::new(),
+            calibration: Vec::new(),
+            groups: BTreeMap::new(),
+            metrics: BTreeMap::new(),
+            properties: Vec::new(),
+            end_unix_ns: None,
+            profile: None,
+            warnings: Vec::new(),
+        };
+        let mut nominal_hz = 1e9;
+        let mut syncs = Vec::new();
+        let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
+        loop {
+            let block = match blocks.next_block() {
+                Ok(Some(b)) => b,
+                Ok(None) => break,
+                Err(e) => {
+                    warnings.push(e.at(&defs_path).to_string());
+                    break;
+                }
+            };
+            let defs = match Def::decode_all(block) {
+                Ok(d) => d,
+                Err(e) => {
+                    warnings.push(e.at(&defs_path).to_string());
+                    break;
+                }
+            };
+            for d in defs {
+                match d {
+                    Def::Process(info) => p.info = Some(info),
+                    Def::Clock { source, nominal_hz: hz } => {
+                        p.clock_source = source;
+                        nominal_hz = hz;
+                    }
+                    Def::ClockSync { tick, mono_ns, .. } => syncs.push((tick, mono_ns)),
+                    Def::Calibration { probe, mode, mean_ns, sd_ns, min_ns, samples } => p
+                        .calibration
+                        .push(Calibration { probe, mode, mean_ns, sd_ns, min_ns, samples }),
+                    Def::Region { id, kind, name, file, line } => {
+                        p.regions.insert(id, Region { kind, name, file, line });
+                    }
+                    Def::Location { thread, name, os_tid } => {
+                        p.locations.insert(thread, Location { thread, name, os_tid, events: None });
+                    }
+                    Def::Group { id, members } => {
+                        p.groups.insert(id, members);
+                    }
+                    Def::Metric { id, name, unit } => {
+                        p.metrics.insert(id, (name, unit));
+                    }
+                    Def::Property { key, value } => p.properties.push((key, value)),
+                    Def::End { unix_ns } => p.end_unix_ns = Some(unix_ns),
+                }
+            }
+        }
+        let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+        for entry in entries {
+            let path = entry.map_err(|e| Error::io(dir, e))?.path();
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("pxe") => {
+                    let thread = match event_file_syncs(&path, &mut syncs) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            warnings.push(e.to_string());
+                            continue;
+                        }
+                    };
+                    let loc = p.locations.entry(thread).or_insert_with(|| Location {
+                        thread,
+                        name: String::new(),
+                        os_tid: 0,
+                        events: None,
+                    });
+                    loc.events = Some(path);
+                }
+                Some("pxp") => p.profile = Some(path),
+                _ => {}
+            }
+        }
+        p.clock = ClockMap::fit(&syncs, nominal_hz);
+        p.warnings = warnings;
+        Ok(p)
+    }
+
+    /// Name of a region, or a placeholder for an unknown id.
+    pub fn region_name(&self, id: RegionId) -> String {
+        match self.regions.get(&id) {
+            Some(r) => r.name.clone(),
+            None => format!("<region {id}>"),
+        }
+    }
+
+    /// The call trees of this process's profile file, and the problem that
+    /// stopped reading it early, if any.
+    pub fn profiles(&self) -> Result<(Vec<CallTree>, Option<Error>), Error> {
+        let Some(path) = &self.profile else { return Ok((Vec::new(), None)) };
+        let mut f = open(path)?;
+        read_header(&mut f, FileKind::Profile, path)?;
+        let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
+        let mut trees = Vec::new();
+        loop {
+            match blocks.next_block() {
+                Ok(Some(b)) => match CallTree::decode(b) {
+                    Ok(t) => trees.push(t),
+                    Err(e) => return Ok((trees, Some(e.at(path)))),
+                },
+                Ok(None) => return Ok((trees, None)),
+                Err(e) => return Ok((trees, Some(e.at(path)))),
+            }
+        }
+    }
+
+    /// A reader of the events of thread `thread`.
+    pub fn events(&self, thread: u32) -> Result<EventReader, Error> {
+        let path = self
+            .locations
+            .get(&thread)
+            .and_then(|l| l.events.clone())
+            .ok_or_else(|| {
+                Error::new(ErrorKind::Io, format!("thread {thread} has no event file")).at(&self.dir)
+            })?;
+        EventReader::open(&path)
+    }
+}
+
+/// Reads one location's events block by block.
+#[derive(Debug)]
+pub struct EventReader {
+    path: PathBuf,
+    blocks: BlockReader<BufReader<File>>,
+    stack: Vec<RegionId>,
+    /// Rank recorded in the file header.
+    pub rank: u32,
+    /// Thread recorded in the file header.
+    pub thread: u32,
+}
+
+impl EventReader {
+    /// Opens the event file `path`.
+    pub fn open(path: &Path) -> Result<EventReader, Error> {
+        let mut f = open(path)?;
+        let (rank, thread) = read_header(&mut f, FileKind::Events, path)?;
+        Ok(EventReader {
+            path: path.to_path_buf(),
+            blocks: BlockReader::new(BufReader::with_capacity(1 << 16, f), HEADER_LEN as u64),
+            stack: Vec::new(),
+            rank,
+            thread,
+        })
+    }
+
+    /// Appends the next block's events to `out`; `Ok(false)` at the end.
+    ///
+    /// On a damaged or cut-short block the error is returned and the events
+    /// of all earlier blocks have been delivered; later calls return
+    /// `Ok(false)`.
+    pub fn next_block(&mut self, out: &mut Vec<Event>) -> Result<bool, Error> {
+        let block = match self.blocks.next_block() {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(false),
+            Err(e) => return Err(e.at(&self.path)),
+        };
+        let Some(mut time) = file::u64_at(block, 0) else {
+            return Err(Error::corrupt("event block shorter than its prefix").at(&self.path));
+        };
+        let records = &block[EVENT_BLOCK_PREFIX.min(block.len())..];
+        // The good prefix of a damaged block is kept: it was checksummed, so
+        // only the encoder (not the disk) can have produced the bad record.
+        evcodec::decode_records(records, &mut time, &mut self.stack, |e| out.push(e))
+            .map(|()| true)
+            .map_err(|e| e.at(&self.path))
+    }
+
+    /// All remaining events, and the problem that stopped the reading, if
+    /// any. Use only for small traces; prefer [`EventReader::next_block`].
+    pub fn read_all(mut self) -> (Vec<Event>, Option<Error>) {
+        let mut out = Vec::new();
+        loop {
+            match self.next_block(&mut out) {
+                Ok(true) => {}
+                Ok(false) => return (out, None),
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+}
+
+/// Writes a location's event file from whole events, offline (analysis
+/// results, tests, imports). The runtime writes the same layout through its
+/// own buffers.
+#[derive(Debug)]
+pub struct EventWriter {
+    out: BufWriter<File>,
+    enc: EventEncoder,
+    block_base: u64,
+    block_bytes: usize,
+    path: PathBuf,
+}
+
+impl EventWriter {
+    /// Creates `path` for location (`rank`, `thread`), with blocks of about
+    /// `block_bytes` bytes.
+    pub fn create(path: &Path, rank: u32, thread: u32, block_bytes: usize) -> Result<Self, Error> {
+        let f = File::create(path).map_err(|e| Error::io(path, e))?;
+        let mut out = BufWriter::new(f);
+        out.write_all(&file::header(FileKind::Events, rank, thread)).map_err(|e| Error::io(path, e))?;
+        Ok(EventWriter {
+            out,
+            enc: EventEncoder::new(0),
+            block_base: 0,
+            block_bytes: block_bytes.max(64),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one event.
+    pub fn push(&mut self, ev: &Event) -> Result<(), Error> {
+        if self.enc.is_empty() {
+            self.block_base = ev.time;
+            self.enc = EventEncoder::new(ev.time);
+        }
+        self.enc.push(ev);
+        if self.enc.len() >= self.block_bytes {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    fn flush_block(&mut self) -> Result<(), Error> {
+        if self.enc.is_empty() {
+            return Ok(());
+        }
+        let records = self.enc.take();
+        let mut payload = Vec::with_capacity(EVENT_BLOCK_PREFIX + records.len());
+        payload.extend_from_slice(&self.block_base.to_le_bytes());
+        payload.extend_from_slice(&[0u8; 16]);
+        payload.extend_from_slice(&records);
+        let mut block = Vec::with_capacity(BLOCK_HEADER_LEN + payload.len());
+        file::push_block(&mut block, &payload);
+        self.out.write_all(&block).map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Writes what is buffered and closes the file.
+    pub fn finish(mut self) -> Result<(), Error> {
+        self.flush_block()?;
+        self.out.flush().map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// Scans an event file's block prefixes for clock samples (tick, ns), and
+/// returns the file's thread number.
+fn event_file_syncs(path: &Path, syncs: &mut Vec<(u64, u64)>) -> Result<u32, Error> {
+    let mut f = open(path)?;
+    let (_, thread) = read_header(&mut f, FileKind::Events, path)?;
+    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+    let mut at = HEADER_LEN as u64;
+    let mut h = [0u8; BLOCK_HEADER_LEN + EVENT_BLOCK_PREFIX];
+    while at + h.len() as u64 <= len {
+        f.seek(SeekFrom::Start(at)).map_err(|e| Error::io(path, e))?;
+        f.read_exact(&mut h).map_err(|e| Error::io(path, e))?;
+        if h[0..4] != file::BLOCK_MAGIC {
+            break;
+        }
+        let n = u32::from_le_bytes(h[4..8].try_into().expect("4 bytes")) as u64;
+        let tick = file::u64_at(&h, BLOCK_HEADER_LEN + 8).unwrap_or(0);
+        let ns = file::u64_at(&h, BLOCK_HEADER_LEN + 16).unwrap_or(0);
+        if at + BLOCK_HEADER_LEN as u64 + n > len {
+            break;
+        }
+        if ns != 0 {
+            syncs.push((tick, ns));
+        }
+        at += BLOCK_HEADER_LEN as u64 + n;
+    }
+    Ok(thread)
+}
+
+fn open(path: &Path) -> Result<File, Error> {
+    File::open(path).map_err(|e| Error::io(path, e))
+}
+
+fn read_header(f: &mut File, kind: FileKind, path: &Path) -> Result<(u32, u32), Error> {
+    let mut h = [0u8; HEADER_LEN];
+    let mut n = 0;
+    while n < HEADER_LEN {
+        match f.read(&mut h[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    file::parse_header(kind, &h[..n]).map_err(|e| e.at(path))
+}
