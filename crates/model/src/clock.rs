@@ -19,15 +19,27 @@ pub struct ClockMap {
 
 impl ClockMap {
     /// The identity map (ticks are nanoseconds).
-    pub const IDENTITY: ClockMap = ClockMap { tick0: 0, ns0: 0.0, ns_per_tick: 1.0 };
+    pub const IDENTITY: ClockMap = ClockMap {
+        tick0: 0,
+        ns0: 0.0,
+        ns_per_tick: 1.0,
+    };
 
     /// Fits a map through `(tick, mono_ns)` samples; with fewer than two
     /// distinct ticks (or a fit that makes no sense) the nominal frequency
     /// gives the slope.
     pub fn fit(samples: &[(u64, u64)], nominal_hz: f64) -> ClockMap {
-        let nominal = if nominal_hz.is_finite() && nominal_hz > 0.0 { 1e9 / nominal_hz } else { 1.0 };
+        let nominal = if nominal_hz.is_finite() && nominal_hz > 0.0 {
+            1e9 / nominal_hz
+        } else {
+            1.0
+        };
         let Some(&(t0, n0)) = samples.iter().min_by_key(|s| s.0) else {
-            return ClockMap { tick0: 0, ns0: 0.0, ns_per_tick: nominal };
+            return ClockMap {
+                tick0: 0,
+                ns0: 0.0,
+                ns_per_tick: nominal,
+            };
         };
         // Work relative to the first sample so that f64 keeps every digit.
         let pts: Vec<(f64, f64)> = samples
@@ -40,9 +52,17 @@ impl ClockMap {
         let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
         let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
         let slope = if sxx > 0.0 { sxy / sxx } else { f64::NAN };
-        let ns_per_tick = if slope.is_finite() && slope > 0.0 { slope } else { nominal };
+        let ns_per_tick = if slope.is_finite() && slope > 0.0 {
+            slope
+        } else {
+            nominal
+        };
         let ns0 = n0 as f64 + (my - ns_per_tick * mx);
-        ClockMap { tick0: t0, ns0, ns_per_tick }
+        ClockMap {
+            tick0: t0,
+            ns0,
+            ns_per_tick,
+        }
     }
 
     /// Monotonic nanoseconds at `tick`.
@@ -65,8 +85,9 @@ mod tests {
 
     #[test]
     fn fits_a_line_exactly() {
-        let samples: Vec<(u64, u64)> =
-            (0..5).map(|i| (1_000_000 + i * 2_000_000, 5_000 + i * 1_000_000)).collect();
+        let samples: Vec<(u64, u64)> = (0..5)
+            .map(|i| (1_000_000 + i * 2_000_000, 5_000 + i * 1_000_000))
+            .collect();
         let m = ClockMap::fit(&samples, 1e9);
         assert!((m.ns_per_tick - 0.5).abs() < 1e-12);
         assert!((m.ns(3_000_000) - 1_005_000.0).abs() < 1e-6);

@@ -37,8 +37,13 @@ pub enum Probe {
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 5] =
-        [Probe::ClockRead, Probe::Enter, Probe::Leave, Probe::Event, Probe::Disabled];
+    pub const ALL: [Probe; 5] = [
+        Probe::ClockRead,
+        Probe::Enter,
+        Probe::Leave,
+        Probe::Event,
+        Probe::Disabled,
+    ];
 
     /// Lower-case name.
     pub fn name(self) -> &'static str {
@@ -99,7 +104,9 @@ impl Mode {
     }
 
     fn from_u8(v: u8) -> Option<Mode> {
-        [Mode::Off, Mode::Profile, Mode::Trace, Mode::Both].get(v as usize).copied()
+        [Mode::Off, Mode::Profile, Mode::Trace, Mode::Both]
+            .get(v as usize)
+            .copied()
     }
 }
 
@@ -133,16 +140,40 @@ pub enum Def {
     /// The process.
     Process(ProcessInfo),
     /// The clock the ticks come from, with its nominal frequency (ticks/s).
-    Clock { source: ClockSource, nominal_hz: f64 },
+    Clock {
+        source: ClockSource,
+        nominal_hz: f64,
+    },
     /// A simultaneous reading of the tick clock, CLOCK_MONOTONIC and the
     /// wall clock; several of these map ticks to time.
-    ClockSync { tick: u64, mono_ns: u64, unix_ns: u64 },
+    ClockSync {
+        tick: u64,
+        mono_ns: u64,
+        unix_ns: u64,
+    },
     /// The measured cost of a probe in `mode`, in ns over `samples` batches.
-    Calibration { probe: Probe, mode: Mode, mean_ns: f64, sd_ns: f64, min_ns: f64, samples: u32 },
+    Calibration {
+        probe: Probe,
+        mode: Mode,
+        mean_ns: f64,
+        sd_ns: f64,
+        min_ns: f64,
+        samples: u32,
+    },
     /// A region.
-    Region { id: u32, kind: RegionKind, name: String, file: String, line: u32 },
+    Region {
+        id: u32,
+        kind: RegionKind,
+        name: String,
+        file: String,
+        line: u32,
+    },
     /// A location (thread) of this process.
-    Location { thread: u32, name: String, os_tid: u32 },
+    Location {
+        thread: u32,
+        name: String,
+        os_tid: u32,
+    },
     /// A group of ranks (a communicator) or of threads (a barrier team).
     Group { id: u64, members: Vec<u32> },
     /// A metric.
@@ -195,13 +226,24 @@ impl Def {
                 out.push(*source as u8);
                 out.extend_from_slice(&nominal_hz.to_le_bytes());
             }
-            Def::ClockSync { tick, mono_ns, unix_ns } => {
+            Def::ClockSync {
+                tick,
+                mono_ns,
+                unix_ns,
+            } => {
                 out.push(code::CLOCK_SYNC);
                 pv::put(out, *tick);
                 pv::put(out, *mono_ns);
                 pv::put(out, *unix_ns);
             }
-            Def::Calibration { probe, mode, mean_ns, sd_ns, min_ns, samples } => {
+            Def::Calibration {
+                probe,
+                mode,
+                mean_ns,
+                sd_ns,
+                min_ns,
+                samples,
+            } => {
                 out.push(code::CALIBRATION);
                 out.push(*probe as u8);
                 out.push(*mode as u8);
@@ -210,7 +252,13 @@ impl Def {
                 }
                 pv::put(out, *samples as u64);
             }
-            Def::Region { id, kind, name, file, line } => {
+            Def::Region {
+                id,
+                kind,
+                name,
+                file,
+                line,
+            } => {
                 out.push(code::REGION);
                 pv::put(out, *id as u64);
                 out.push(*kind as u8);
@@ -218,7 +266,11 @@ impl Def {
                 put_str(out, file);
                 pv::put(out, *line as u64);
             }
-            Def::Location { thread, name, os_tid } => {
+            Def::Location {
+                thread,
+                name,
+                os_tid,
+            } => {
                 out.push(code::LOCATION);
                 pv::put(out, *thread as u64);
                 put_str(out, name);
@@ -272,7 +324,10 @@ impl Reader<'_> {
     }
 
     fn byte(&mut self) -> Result<u8, Error> {
-        let b = *self.buf.get(self.at).ok_or_else(|| self.bad("record cut short"))?;
+        let b = *self
+            .buf
+            .get(self.at)
+            .ok_or_else(|| self.bad("record cut short"))?;
         self.at += 1;
         Ok(b)
     }
@@ -289,7 +344,10 @@ impl Reader<'_> {
     }
 
     fn f64(&mut self) -> Result<f64, Error> {
-        let b = self.buf.get(self.at..self.at + 8).ok_or_else(|| self.bad("record cut short"))?;
+        let b = self
+            .buf
+            .get(self.at..self.at + 8)
+            .ok_or_else(|| self.bad("record cut short"))?;
         self.at += 8;
         Ok(f64::from_le_bytes(b.try_into().expect("8 bytes")))
     }
@@ -340,11 +398,16 @@ impl Reader<'_> {
                     1 => ClockSource::Monotonic,
                     _ => return Err(self.bad("unknown clock source")),
                 };
-                Def::Clock { source, nominal_hz: self.f64()? }
+                Def::Clock {
+                    source,
+                    nominal_hz: self.f64()?,
+                }
             }
-            code::CLOCK_SYNC => {
-                Def::ClockSync { tick: self.u64()?, mono_ns: self.u64()?, unix_ns: self.u64()? }
-            }
+            code::CLOCK_SYNC => Def::ClockSync {
+                tick: self.u64()?,
+                mono_ns: self.u64()?,
+                unix_ns: self.u64()?,
+            },
             code::CALIBRATION => {
                 let probe = *Probe::ALL
                     .get(self.byte()? as usize)
@@ -363,20 +426,37 @@ impl Reader<'_> {
                 let id = self.u32()?;
                 let kind = RegionKind::from_u8(self.byte()?)
                     .ok_or_else(|| self.bad("unknown region kind"))?;
-                Def::Region { id, kind, name: self.str()?, file: self.str()?, line: self.u32()? }
+                Def::Region {
+                    id,
+                    kind,
+                    name: self.str()?,
+                    file: self.str()?,
+                    line: self.u32()?,
+                }
             }
-            code::LOCATION => {
-                Def::Location { thread: self.u32()?, name: self.str()?, os_tid: self.u32()? }
-            }
+            code::LOCATION => Def::Location {
+                thread: self.u32()?,
+                name: self.str()?,
+                os_tid: self.u32()?,
+            },
             code::GROUP => {
                 let id = self.u64()?;
                 let n = self.len()?;
                 let members = (0..n).map(|_| self.u32()).collect::<Result<_, _>>()?;
                 Def::Group { id, members }
             }
-            code::METRIC => Def::Metric { id: self.u32()?, name: self.str()?, unit: self.str()? },
-            code::PROPERTY => Def::Property { key: self.str()?, value: self.str()? },
-            code::END => Def::End { unix_ns: self.u64()? },
+            code::METRIC => Def::Metric {
+                id: self.u32()?,
+                name: self.str()?,
+                unit: self.str()?,
+            },
+            code::PROPERTY => Def::Property {
+                key: self.str()?,
+                value: self.str()?,
+            },
+            code::END => Def::End {
+                unix_ns: self.u64()?,
+            },
             _ => return Err(self.bad("unknown definition code")),
         })
     }
@@ -399,8 +479,15 @@ mod tests {
                 mode: Mode::Both,
                 version: "0.1.0".into(),
             }),
-            Def::Clock { source: ClockSource::Tsc, nominal_hz: 2.1e9 },
-            Def::ClockSync { tick: 99, mono_ns: 100, unix_ns: 101 },
+            Def::Clock {
+                source: ClockSource::Tsc,
+                nominal_hz: 2.1e9,
+            },
+            Def::ClockSync {
+                tick: 99,
+                mono_ns: 100,
+                unix_ns: 101,
+            },
             Def::Calibration {
                 probe: Probe::Enter,
                 mode: Mode::Trace,
@@ -416,10 +503,24 @@ mod tests {
                 file: "src/x.rs".into(),
                 line: 42,
             },
-            Def::Location { thread: 1, name: "worker".into(), os_tid: 4321 },
-            Def::Group { id: 5, members: vec![0, 1, 3] },
-            Def::Metric { id: 1, name: "bytes".into(), unit: "B".into() },
-            Def::Property { key: "throttled".into(), value: "f".into() },
+            Def::Location {
+                thread: 1,
+                name: "worker".into(),
+                os_tid: 4321,
+            },
+            Def::Group {
+                id: 5,
+                members: vec![0, 1, 3],
+            },
+            Def::Metric {
+                id: 1,
+                name: "bytes".into(),
+                unit: "B".into(),
+            },
+            Def::Property {
+                key: "throttled".into(),
+                value: "f".into(),
+            },
             Def::End { unix_ns: 5 },
         ]
     }

@@ -30,7 +30,11 @@ pub enum ErrorKind {
 impl Error {
     /// A new error of `kind`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, path: None, message: message.into() }
+        Error {
+            kind,
+            path: None,
+            message: message.into(),
+        }
     }
 
     pub(crate) fn corrupt(message: impl Into<String>) -> Error {

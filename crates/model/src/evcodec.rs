@@ -115,20 +115,54 @@ fn fields_of(kind: &EventKind) -> (u8, [u64; 5], usize) {
         Enter { .. } | Leave { .. } => (0, [z; 5], 0),
         FlushBegin => (code::FLUSH_BEGIN, [z; 5], 0),
         FlushEnd => (code::FLUSH_END, [z; 5], 0),
-        Send { peer, tag, comm, bytes } => (code::SEND, [peer as u64, tag as u64, comm, bytes, z], 4),
-        Recv { peer, tag, comm, bytes } => (code::RECV, [peer as u64, tag as u64, comm, bytes, z], 4),
-        IsendBegin { peer, tag, comm, bytes, request } => {
-            (code::ISEND_BEGIN, [peer as u64, tag as u64, comm, bytes, request], 5)
-        }
+        Send {
+            peer,
+            tag,
+            comm,
+            bytes,
+        } => (code::SEND, [peer as u64, tag as u64, comm, bytes, z], 4),
+        Recv {
+            peer,
+            tag,
+            comm,
+            bytes,
+        } => (code::RECV, [peer as u64, tag as u64, comm, bytes, z], 4),
+        IsendBegin {
+            peer,
+            tag,
+            comm,
+            bytes,
+            request,
+        } => (
+            code::ISEND_BEGIN,
+            [peer as u64, tag as u64, comm, bytes, request],
+            5,
+        ),
         IsendComplete { request } => (code::ISEND_COMPLETE, [request, z, z, z, z], 1),
         IrecvBegin { request } => (code::IRECV_BEGIN, [request, z, z, z, z], 1),
-        IrecvComplete { peer, tag, comm, bytes, request } => {
-            (code::IRECV_COMPLETE, [peer as u64, tag as u64, comm, bytes, request], 5)
-        }
+        IrecvComplete {
+            peer,
+            tag,
+            comm,
+            bytes,
+            request,
+        } => (
+            code::IRECV_COMPLETE,
+            [peer as u64, tag as u64, comm, bytes, request],
+            5,
+        ),
         CollectiveBegin => (code::COLLECTIVE_BEGIN, [z; 5], 0),
-        CollectiveEnd { op, comm, root, sent, received } => {
-            (code::COLLECTIVE_END, [op as u64, comm, root as u64, sent, received], 5)
-        }
+        CollectiveEnd {
+            op,
+            comm,
+            root,
+            sent,
+            received,
+        } => (
+            code::COLLECTIVE_END,
+            [op as u64, comm, root as u64, sent, received],
+            5,
+        ),
         LockRequest { lock } => (code::LOCK_REQUEST, [lock, z, z, z, z], 1),
         LockAcquired { lock } => (code::LOCK_ACQUIRED, [lock, z, z, z, z], 1),
         LockRelease { lock } => (code::LOCK_RELEASE, [lock, z, z, z, z], 1),
@@ -142,9 +176,21 @@ fn fields_of(kind: &EventKind) -> (u8, [u64; 5], usize) {
         ThreadJoin { token } => (code::THREAD_JOIN, [token, z, z, z, z], 1),
         Fork { team, size } => (code::FORK, [team, size as u64, z, z, z], 2),
         Join { team } => (code::JOIN, [team, z, z, z, z], 1),
-        Put { target, bytes, addr } => (code::PUT, [target as u64, bytes, addr, z, z], 3),
-        Get { target, bytes, addr } => (code::GET, [target as u64, bytes, addr, z, z], 3),
-        Atomic { target, bytes, addr } => (code::ATOMIC, [target as u64, bytes, addr, z, z], 3),
+        Put {
+            target,
+            bytes,
+            addr,
+        } => (code::PUT, [target as u64, bytes, addr, z, z], 3),
+        Get {
+            target,
+            bytes,
+            addr,
+        } => (code::GET, [target as u64, bytes, addr, z, z], 3),
+        Atomic {
+            target,
+            bytes,
+            addr,
+        } => (code::ATOMIC, [target as u64, bytes, addr, z, z], 3),
         RmaComplete { target } => (code::RMA_COMPLETE, [target as u64, z, z, z, z], 1),
         ValueReached { addr } => (code::VALUE_REACHED, [addr, z, z, z, z], 1),
         Metric { metric, value } => (code::METRIC, [metric as u64, pv::zigzag(value), z, z, z], 2),
@@ -186,8 +232,18 @@ fn from_fields(c: u8, f: &[u64; 5]) -> Option<EventKind> {
     Some(match c {
         code::FLUSH_BEGIN => FlushBegin,
         code::FLUSH_END => FlushEnd,
-        code::SEND => Send { peer: u32_(f[0])?, tag: u32_(f[1])?, comm: f[2], bytes: f[3] },
-        code::RECV => Recv { peer: u32_(f[0])?, tag: u32_(f[1])?, comm: f[2], bytes: f[3] },
+        code::SEND => Send {
+            peer: u32_(f[0])?,
+            tag: u32_(f[1])?,
+            comm: f[2],
+            bytes: f[3],
+        },
+        code::RECV => Recv {
+            peer: u32_(f[0])?,
+            tag: u32_(f[1])?,
+            comm: f[2],
+            bytes: f[3],
+        },
         code::ISEND_BEGIN => IsendBegin {
             peer: u32_(f[0])?,
             tag: u32_(f[1])?,
@@ -217,21 +273,50 @@ fn from_fields(c: u8, f: &[u64; 5]) -> Option<EventKind> {
         code::LOCK_RELEASE => LockRelease { lock: f[0] },
         code::SEM_POST => SemPost { sem: f[0] },
         code::SEM_ACQUIRED => SemAcquired { sem: f[0] },
-        code::ADVANCE => Advance { var: f[0], index: f[1] },
-        code::AWAIT_DONE => AwaitDone { var: f[0], index: f[1] },
+        code::ADVANCE => Advance {
+            var: f[0],
+            index: f[1],
+        },
+        code::AWAIT_DONE => AwaitDone {
+            var: f[0],
+            index: f[1],
+        },
         code::THREAD_CREATE => ThreadCreate { token: f[0] },
         code::THREAD_BEGIN => ThreadBegin { token: f[0] },
         code::THREAD_END => ThreadEnd { token: f[0] },
         code::THREAD_JOIN => ThreadJoin { token: f[0] },
-        code::FORK => Fork { team: f[0], size: u32_(f[1])? },
+        code::FORK => Fork {
+            team: f[0],
+            size: u32_(f[1])?,
+        },
         code::JOIN => Join { team: f[0] },
-        code::PUT => Put { target: u32_(f[0])?, bytes: f[1], addr: f[2] },
-        code::GET => Get { target: u32_(f[0])?, bytes: f[1], addr: f[2] },
-        code::ATOMIC => Atomic { target: u32_(f[0])?, bytes: f[1], addr: f[2] },
-        code::RMA_COMPLETE => RmaComplete { target: u32_(f[0])? },
+        code::PUT => Put {
+            target: u32_(f[0])?,
+            bytes: f[1],
+            addr: f[2],
+        },
+        code::GET => Get {
+            target: u32_(f[0])?,
+            bytes: f[1],
+            addr: f[2],
+        },
+        code::ATOMIC => Atomic {
+            target: u32_(f[0])?,
+            bytes: f[1],
+            addr: f[2],
+        },
+        code::RMA_COMPLETE => RmaComplete {
+            target: u32_(f[0])?,
+        },
         code::VALUE_REACHED => ValueReached { addr: f[0] },
-        code::METRIC => Metric { metric: u32_(f[0])?, value: pv::unzigzag(f[1]) },
-        code::MARK => Mark { mark: u32_(f[0])?, value: pv::unzigzag(f[1]) },
+        code::METRIC => Metric {
+            metric: u32_(f[0])?,
+            value: pv::unzigzag(f[1]),
+        },
+        code::MARK => Mark {
+            mark: u32_(f[0])?,
+            value: pv::unzigzag(f[1]),
+        },
         _ => return None,
     })
 }
@@ -247,7 +332,10 @@ pub struct EventEncoder {
 impl EventEncoder {
     /// An encoder whose first delta is taken from `base`.
     pub fn new(base: u64) -> EventEncoder {
-        EventEncoder { buf: Vec::new(), last: base }
+        EventEncoder {
+            buf: Vec::new(),
+            last: base,
+        }
     }
 
     /// Appends one event. Times earlier than the previous event's are
@@ -308,7 +396,9 @@ pub fn decode_records(
         buf = &buf[n..];
         *time = time.saturating_add(head >> 2);
         let kind = match head & 3 {
-            TAG_LEAVE => EventKind::Leave { region: stack.pop().unwrap_or(UNKNOWN_REGION) },
+            TAG_LEAVE => EventKind::Leave {
+                region: stack.pop().unwrap_or(UNKNOWN_REGION),
+            },
             TAG_ENTER => {
                 let (region, n) = pv::get(buf).ok_or_else(|| bad("enter cut short"))?;
                 buf = &buf[n..];
@@ -343,12 +433,34 @@ mod tests {
         use EventKind::*;
         let kinds = [
             Enter { region: 3 },
-            Send { peer: 1, tag: 7, comm: 0, bytes: 1 << 20 },
-            Recv { peer: 2, tag: 8, comm: 5, bytes: 9 },
-            IsendBegin { peer: 1, tag: 2, comm: 3, bytes: 4, request: 99 },
+            Send {
+                peer: 1,
+                tag: 7,
+                comm: 0,
+                bytes: 1 << 20,
+            },
+            Recv {
+                peer: 2,
+                tag: 8,
+                comm: 5,
+                bytes: 9,
+            },
+            IsendBegin {
+                peer: 1,
+                tag: 2,
+                comm: 3,
+                bytes: 4,
+                request: 99,
+            },
             IsendComplete { request: 99 },
             IrecvBegin { request: 100 },
-            IrecvComplete { peer: 0, tag: 1, comm: 2, bytes: 3, request: 100 },
+            IrecvComplete {
+                peer: 0,
+                tag: 1,
+                comm: 2,
+                bytes: 3,
+                request: 100,
+            },
             CollectiveBegin,
             CollectiveEnd {
                 op: CollectiveOp::Allreduce,
@@ -370,13 +482,31 @@ mod tests {
             ThreadJoin { token: 5 },
             Fork { team: 1, size: 4 },
             Join { team: 1 },
-            Put { target: 3, bytes: 64, addr: 0x1000 },
-            Get { target: 3, bytes: 64, addr: 0x2000 },
-            Atomic { target: 2, bytes: 8, addr: 0x3000 },
+            Put {
+                target: 3,
+                bytes: 64,
+                addr: 0x1000,
+            },
+            Get {
+                target: 3,
+                bytes: 64,
+                addr: 0x2000,
+            },
+            Atomic {
+                target: 2,
+                bytes: 8,
+                addr: 0x3000,
+            },
             RmaComplete { target: u32::MAX },
             ValueReached { addr: 0x4000 },
-            Metric { metric: 2, value: -5 },
-            Mark { mark: 9, value: i64::MIN },
+            Metric {
+                metric: 2,
+                value: -5,
+            },
+            Mark {
+                mark: 9,
+                value: i64::MIN,
+            },
             FlushBegin,
             FlushEnd,
             Leave { region: 3 },
@@ -412,9 +542,15 @@ mod tests {
         let mut t = 0;
         for _ in 0..1000 {
             t += 40;
-            enc.push(&Event { time: t, kind: EventKind::Enter { region: 5 } });
+            enc.push(&Event {
+                time: t,
+                kind: EventKind::Enter { region: 5 },
+            });
             t += 40;
-            enc.push(&Event { time: t, kind: EventKind::Leave { region: 5 } });
+            enc.push(&Event {
+                time: t,
+                kind: EventKind::Leave { region: 5 },
+            });
         }
         // 2-byte head + 1-byte region, then a 2-byte head.
         assert_eq!(enc.len(), 1000 * 5);

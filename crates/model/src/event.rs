@@ -90,21 +90,49 @@ pub enum EventKind {
     /// The runtime has written a buffer.
     FlushEnd,
     /// A blocking send (or the start of a non-blocking one without request).
-    Send { peer: u32, tag: u32, comm: u64, bytes: u64 },
+    Send {
+        peer: u32,
+        tag: u32,
+        comm: u64,
+        bytes: u64,
+    },
     /// A receive completed.
-    Recv { peer: u32, tag: u32, comm: u64, bytes: u64 },
+    Recv {
+        peer: u32,
+        tag: u32,
+        comm: u64,
+        bytes: u64,
+    },
     /// A non-blocking send was started.
-    IsendBegin { peer: u32, tag: u32, comm: u64, bytes: u64, request: u64 },
+    IsendBegin {
+        peer: u32,
+        tag: u32,
+        comm: u64,
+        bytes: u64,
+        request: u64,
+    },
     /// A non-blocking send completed (wait/test).
     IsendComplete { request: u64 },
     /// A non-blocking receive was posted.
     IrecvBegin { request: u64 },
     /// A non-blocking receive completed, with its matched envelope.
-    IrecvComplete { peer: u32, tag: u32, comm: u64, bytes: u64, request: u64 },
+    IrecvComplete {
+        peer: u32,
+        tag: u32,
+        comm: u64,
+        bytes: u64,
+        request: u64,
+    },
     /// A collective operation begins (inside its region).
     CollectiveBegin,
     /// A collective operation ends.
-    CollectiveEnd { op: CollectiveOp, comm: u64, root: u32, sent: u64, received: u64 },
+    CollectiveEnd {
+        op: CollectiveOp,
+        comm: u64,
+        root: u32,
+        sent: u64,
+        received: u64,
+    },
     /// A lock is requested.
     LockRequest { lock: u64 },
     /// A lock is held.

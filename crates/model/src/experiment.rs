@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use crate::clock::ClockMap;
 use crate::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
-use crate::event::{Event, RegionId};
 use crate::evcodec::{self, EventEncoder};
+use crate::event::{Event, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
 use crate::profile::CallTree;
 use crate::region::RegionKind;
@@ -146,23 +146,35 @@ impl Experiment {
             .at(dir));
         }
         processes.sort_by_key(|p| p.rank);
-        Ok(Experiment { dir: dir.to_path_buf(), processes })
+        Ok(Experiment {
+            dir: dir.to_path_buf(),
+            processes,
+        })
     }
 
     /// Earliest start (monotonic ns) over all processes: the zero of
     /// experiment time.
     pub fn t0_ns(&self) -> f64 {
-        self.processes.iter().map(|p| p.clock.ns0).fold(f64::INFINITY, f64::min)
+        self.processes
+            .iter()
+            .map(|p| p.clock.ns0)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// All locations as (process index, location).
     pub fn locations(&self) -> impl Iterator<Item = (usize, &Location)> {
-        self.processes.iter().enumerate().flat_map(|(i, p)| p.locations.values().map(move |l| (i, l)))
+        self.processes
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.locations.values().map(move |l| (i, l)))
     }
 
     /// Every warning of every process.
     pub fn warnings(&self) -> Vec<String> {
-        self.processes.iter().flat_map(|p| p.warnings.iter().cloned()).collect()
+        self.processes
+            .iter()
+            .flat_map(|p| p.warnings.iter().cloned())
+            .collect()
     }
 }
 
@@ -211,19 +223,60 @@ impl Process {
             for d in defs {
                 match d {
                     Def::Process(info) => p.info = Some(info),
-                    Def::Clock { source, nominal_hz: hz } => {
+                    Def::Clock {
+                        source,
+                        nominal_hz: hz,
+                    } => {
                         p.clock_source = source;
                         nominal_hz = hz;
                     }
                     Def::ClockSync { tick, mono_ns, .. } => syncs.push((tick, mono_ns)),
-                    Def::Calibration { probe, mode, mean_ns, sd_ns, min_ns, samples } => p
-                        .calibration
-                        .push(Calibration { probe, mode, mean_ns, sd_ns, min_ns, samples }),
-                    Def::Region { id, kind, name, file, line } => {
-                        p.regions.insert(id, Region { kind, name, file, line });
+                    Def::Calibration {
+                        probe,
+                        mode,
+                        mean_ns,
+                        sd_ns,
+                        min_ns,
+                        samples,
+                    } => p.calibration.push(Calibration {
+                        probe,
+                        mode,
+                        mean_ns,
+                        sd_ns,
+                        min_ns,
+                        samples,
+                    }),
+                    Def::Region {
+                        id,
+                        kind,
+                        name,
+                        file,
+                        line,
+                    } => {
+                        p.regions.insert(
+                            id,
+                            Region {
+                                kind,
+                                name,
+                                file,
+                                line,
+                            },
+                        );
                     }
-                    Def::Location { thread, name, os_tid } => {
-                        p.locations.insert(thread, Location { thread, name, os_tid, events: None });
+                    Def::Location {
+                        thread,
+                        name,
+                        os_tid,
+                    } => {
+                        p.locations.insert(
+                            thread,
+                            Location {
+                                thread,
+                                name,
+                                os_tid,
+                                events: None,
+                            },
+                        );
                     }
                     Def::Group { id, members } => {
                         p.groups.insert(id, members);
@@ -276,7 +329,9 @@ impl Process {
     /// The call trees of this process's profile file, and the problem that
     /// stopped reading it early, if any.
     pub fn profiles(&self) -> Result<(Vec<CallTree>, Option<Error>), Error> {
-        let Some(path) = &self.profile else { return Ok((Vec::new(), None)) };
+        let Some(path) = &self.profile else {
+            return Ok((Vec::new(), None));
+        };
         let mut f = open(path)?;
         read_header(&mut f, FileKind::Profile, path)?;
         let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
@@ -300,7 +355,8 @@ impl Process {
             .get(&thread)
             .and_then(|l| l.events.clone())
             .ok_or_else(|| {
-                Error::new(ErrorKind::Io, format!("thread {thread} has no event file")).at(&self.dir)
+                Error::new(ErrorKind::Io, format!("thread {thread} has no event file"))
+                    .at(&self.dir)
             })?;
         EventReader::open(&path)
     }
@@ -386,7 +442,8 @@ impl EventWriter {
     pub fn create(path: &Path, rank: u32, thread: u32, block_bytes: usize) -> Result<Self, Error> {
         let f = File::create(path).map_err(|e| Error::io(path, e))?;
         let mut out = BufWriter::new(f);
-        out.write_all(&file::header(FileKind::Events, rank, thread)).map_err(|e| Error::io(path, e))?;
+        out.write_all(&file::header(FileKind::Events, rank, thread))
+            .map_err(|e| Error::io(path, e))?;
         Ok(EventWriter {
             out,
             enc: EventEncoder::new(0),
@@ -420,7 +477,9 @@ impl EventWriter {
         payload.extend_from_slice(&records);
         let mut block = Vec::with_capacity(BLOCK_HEADER_LEN + payload.len());
         file::push_block(&mut block, &payload);
-        self.out.write_all(&block).map_err(|e| Error::io(&self.path, e))
+        self.out
+            .write_all(&block)
+            .map_err(|e| Error::io(&self.path, e))
     }
 
     /// Writes what is buffered and closes the file.
@@ -439,7 +498,8 @@ fn event_file_syncs(path: &Path, syncs: &mut Vec<(u64, u64)>) -> Result<u32, Err
     let mut at = HEADER_LEN as u64;
     let mut h = [0u8; BLOCK_HEADER_LEN + EVENT_BLOCK_PREFIX];
     while at + h.len() as u64 <= len {
-        f.seek(SeekFrom::Start(at)).map_err(|e| Error::io(path, e))?;
+        f.seek(SeekFrom::Start(at))
+            .map_err(|e| Error::io(path, e))?;
         f.read_exact(&mut h).map_err(|e| Error::io(path, e))?;
         if h[0..4] != file::BLOCK_MAGIC {
             break;

@@ -68,7 +68,10 @@ pub fn parse_header(kind: FileKind, bytes: &[u8]) -> Result<(u32, u32), Error> {
     if bytes.len() < HEADER_LEN {
         return Err(Error::new(
             ErrorKind::Truncated,
-            format!("{} file is shorter than its {HEADER_LEN}-byte header", kind.name()),
+            format!(
+                "{} file is shorter than its {HEADER_LEN}-byte header",
+                kind.name()
+            ),
         ));
     }
     if bytes[0..4] != kind.magic() {
@@ -127,7 +130,12 @@ pub struct BlockReader<R> {
 impl<R: std::io::Read> BlockReader<R> {
     /// Blocks of `inner`, which is positioned `offset` bytes into its file.
     pub fn new(inner: R, offset: u64) -> BlockReader<R> {
-        BlockReader { inner, offset, buf: Vec::new(), done: false }
+        BlockReader {
+            inner,
+            offset,
+            buf: Vec::new(),
+            done: false,
+        }
     }
 
     /// The next block's payload, `Ok(None)` at the end of the file.
@@ -153,7 +161,10 @@ impl<R: std::io::Read> BlockReader<R> {
         let len = u32::from_le_bytes(h[4..8].try_into().expect("4 bytes")) as usize;
         let crc = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes"));
         if len > MAX_BLOCK {
-            return Err(self.fail(ErrorKind::Corrupt, format!("block length {len} is impossible")));
+            return Err(self.fail(
+                ErrorKind::Corrupt,
+                format!("block length {len} is impossible"),
+            ));
         }
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
@@ -208,12 +219,24 @@ mod tests {
     fn header_round_trip_and_failures() {
         let h = header(FileKind::Events, 3, 7);
         assert_eq!(parse_header(FileKind::Events, &h).unwrap(), (3, 7));
-        assert_eq!(parse_header(FileKind::Profile, &h).unwrap_err().kind(), ErrorKind::NotParallax);
-        assert_eq!(parse_header(FileKind::Events, &h[..5]).unwrap_err().kind(), ErrorKind::Truncated);
-        assert_eq!(parse_header(FileKind::Events, &[]).unwrap_err().kind(), ErrorKind::Truncated);
+        assert_eq!(
+            parse_header(FileKind::Profile, &h).unwrap_err().kind(),
+            ErrorKind::NotParallax
+        );
+        assert_eq!(
+            parse_header(FileKind::Events, &h[..5]).unwrap_err().kind(),
+            ErrorKind::Truncated
+        );
+        assert_eq!(
+            parse_header(FileKind::Events, &[]).unwrap_err().kind(),
+            ErrorKind::Truncated
+        );
         let mut other = h;
         other[4] = 99;
-        assert_eq!(parse_header(FileKind::Events, &other).unwrap_err().kind(), ErrorKind::Version);
+        assert_eq!(
+            parse_header(FileKind::Events, &other).unwrap_err().kind(),
+            ErrorKind::Version
+        );
     }
 
     #[test]
@@ -221,13 +244,29 @@ mod tests {
         let mut body = Vec::new();
         push_block(&mut body, b"first");
         push_block(&mut body, b"second block");
-        assert_eq!(read_all(&body), (vec![b"first".to_vec(), b"second block".to_vec()], None));
+        assert_eq!(
+            read_all(&body),
+            (vec![b"first".to_vec(), b"second block".to_vec()], None)
+        );
         for cut in 0..body.len() {
             let (ok, err) = read_all(&body[..cut]);
-            let complete = if cut >= 21 + 28 { 2 } else if cut >= 21 { 1 } else { 0 };
+            let complete = if cut >= 21 + 28 {
+                2
+            } else if cut >= 21 {
+                1
+            } else {
+                0
+            };
             assert_eq!(ok.len(), complete, "cut {cut}");
             let at_boundary = cut == 0 || cut == 21 || cut == 49;
-            assert_eq!(err, if at_boundary { None } else { Some(ErrorKind::Truncated) });
+            assert_eq!(
+                err,
+                if at_boundary {
+                    None
+                } else {
+                    Some(ErrorKind::Truncated)
+                }
+            );
         }
         let mut bad = body.clone();
         bad[BLOCK_HEADER_LEN + 5 + BLOCK_HEADER_LEN + 2] ^= 1;

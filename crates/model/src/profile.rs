@@ -27,8 +27,14 @@ pub struct Stats {
 
 impl Stats {
     /// No visits yet.
-    pub const EMPTY: Stats =
-        Stats { count: 0, inclusive: 0, exclusive: 0, min: u64::MAX, max: 0, sum_sq: 0.0 };
+    pub const EMPTY: Stats = Stats {
+        count: 0,
+        inclusive: 0,
+        exclusive: 0,
+        min: u64::MAX,
+        max: 0,
+        sum_sq: 0.0,
+    };
 
     /// Adds one visit of `inclusive` ticks of which `children` were spent in
     /// children.
@@ -139,7 +145,9 @@ impl CallTree {
             for x in &mut v {
                 *x = next(&mut at)?;
             }
-            let sq = buf.get(at..at + 8).ok_or_else(|| bad(at, "record cut short"))?;
+            let sq = buf
+                .get(at..at + 8)
+                .ok_or_else(|| bad(at, "record cut short"))?;
             at += 8;
             let sum_sq = f64::from_le_bytes(sq.try_into().expect("8 bytes"));
             let stats = Stats {
@@ -150,7 +158,11 @@ impl CallTree {
                 max: v[4],
                 sum_sq,
             };
-            nodes.push(Node { parent, region, stats });
+            nodes.push(Node {
+                parent,
+                region,
+                stats,
+            });
         }
         if at != buf.len() {
             return Err(bad(at, "trailing bytes"));
@@ -188,8 +200,16 @@ mod tests {
         let tree = CallTree {
             thread: 2,
             nodes: vec![
-                Node { parent: None, region: 1, stats: a },
-                Node { parent: Some(0), region: 2, stats: b },
+                Node {
+                    parent: None,
+                    region: 1,
+                    stats: a,
+                },
+                Node {
+                    parent: Some(0),
+                    region: 2,
+                    stats: b,
+                },
             ],
         };
         let mut buf = Vec::new();
