@@ -368,6 +368,7 @@ pub struct EventReader {
     path: PathBuf,
     blocks: BlockReader<BufReader<File>>,
     stack: Vec<RegionId>,
+    done: bool,
     /// Rank recorded in the file header.
     pub rank: u32,
     /// Thread recorded in the file header.
@@ -383,6 +384,7 @@ impl EventReader {
             path: path.to_path_buf(),
             blocks: BlockReader::new(BufReader::with_capacity(1 << 16, f), HEADER_LEN as u64),
             stack: Vec::new(),
+            done: false,
             rank,
             thread,
         })
@@ -394,20 +396,34 @@ impl EventReader {
     /// of all earlier blocks have been delivered; later calls return
     /// `Ok(false)`.
     pub fn next_block(&mut self, out: &mut Vec<Event>) -> Result<bool, Error> {
+        if self.done {
+            return Ok(false);
+        }
         let block = match self.blocks.next_block() {
             Ok(Some(b)) => b,
             Ok(None) => return Ok(false),
             Err(e) => return Err(e.at(&self.path)),
         };
-        let Some(mut time) = file::u64_at(block, 0) else {
-            return Err(Error::corrupt("event block shorter than its prefix").at(&self.path));
+        // A bad block ends the reading: the region stack (and so the regions
+        // of later leaves) cannot be trusted past it.
+        let Some(mut time) = file::u64_at(block, 0).filter(|_| block.len() >= EVENT_BLOCK_PREFIX)
+        else {
+            self.done = true;
+            return Err(Error::corrupt(format!(
+                "event block of {} bytes is shorter than its {EVENT_BLOCK_PREFIX}-byte prefix",
+                block.len()
+            ))
+            .at(&self.path));
         };
-        let records = &block[EVENT_BLOCK_PREFIX.min(block.len())..];
+        let records = &block[EVENT_BLOCK_PREFIX..];
         // The good prefix of a damaged block is kept: it was checksummed, so
         // only the encoder (not the disk) can have produced the bad record.
         evcodec::decode_records(records, &mut time, &mut self.stack, |e| out.push(e))
             .map(|()| true)
-            .map_err(|e| e.at(&self.path))
+            .map_err(|e| {
+                self.done = true;
+                e.at(&self.path)
+            })
     }
 
     /// All remaining events, and the problem that stopped the reading, if
@@ -510,7 +526,9 @@ fn event_file_syncs(path: &Path, syncs: &mut Vec<(u64, u64)>) -> Result<u32, Err
         if at + BLOCK_HEADER_LEN as u64 + n > len {
             break;
         }
-        if ns != 0 {
+        // A block too short for its prefix has no clock sample (the bytes
+        // read past it belong to the next block).
+        if ns != 0 && n >= EVENT_BLOCK_PREFIX as u64 {
             syncs.push((tick, ns));
         }
         at += BLOCK_HEADER_LEN as u64 + n;

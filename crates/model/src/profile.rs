@@ -173,8 +173,7 @@ impl CallTree {
     /// The path of node `i` from the top: region ids, outermost first.
     pub fn path(&self, mut i: usize) -> Vec<RegionId> {
         let mut p = Vec::new();
-        loop {
-            let Some(n) = self.nodes.get(i) else { break };
+        while let Some(n) = self.nodes.get(i) {
             p.push(n.region);
             match n.parent {
                 Some(q) => i = q as usize,

@@ -34,7 +34,7 @@ pub fn len(v: u64) -> usize {
     if bits > 56 {
         9
     } else {
-        (bits + 6) / 7
+        bits.div_ceil(7)
     }
 }
 
@@ -47,7 +47,7 @@ pub fn len(v: u64) -> usize {
 pub unsafe fn put_unchecked(p: *mut u8, v: u64) -> *mut u8 {
     let bits = 64 - (v | 1).leading_zeros();
     if bits <= 56 {
-        let n = (bits + 6) / 7;
+        let n = bits.div_ceil(7);
         let word = ((v << 1) | 1) << (n - 1);
         // Safety: the caller guarantees SLACK writable bytes at `p`.
         unsafe {
