@@ -69,6 +69,20 @@ pub struct Calibration {
     pub samples: u32,
 }
 
+impl Calibration {
+    /// The definition record that stores it.
+    pub fn to_def(&self) -> Def {
+        Def::Calibration {
+            probe: self.probe,
+            mode: self.mode,
+            mean_ns: self.mean_ns,
+            sd_ns: self.sd_ns,
+            min_ns: self.min_ns,
+            samples: self.samples,
+        }
+    }
+}
+
 /// A location (thread) of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {

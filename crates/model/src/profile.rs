@@ -99,19 +99,62 @@ pub struct CallTree {
     pub nodes: Vec<Node>,
 }
 
+/// Largest encoding of one node: seven varints and an f64.
+pub const MAX_NODE_LEN: usize = 7 * crate::pv::MAX_LEN + 8;
+
+/// Largest encoding of a tree's header (thread and node count).
+pub const MAX_HEADER_LEN: usize = 2 * crate::pv::MAX_LEN;
+
+/// Writes a tree header; the node count always takes the nine-byte varint
+/// form, so that a writer can fill it in after the nodes.
+///
+/// # Safety
+///
+/// `p` must be valid for writes of [`MAX_HEADER_LEN`] bytes.
+pub unsafe fn put_header(p: *mut u8, thread: u32, count: u64) -> *mut u8 {
+    // Safety: a varint and a nine-byte count fit in MAX_HEADER_LEN.
+    unsafe {
+        let p = pv::put_unchecked(p, thread as u64);
+        p.write(0);
+        p.add(1)
+            .cast::<[u8; 8]>()
+            .write_unaligned(count.to_le_bytes());
+        p.add(9)
+    }
+}
+
+/// Writes one node.
+///
+/// # Safety
+///
+/// `p` must be valid for writes of [`MAX_NODE_LEN`] bytes.
+pub unsafe fn put_node(p: *mut u8, parent: Option<u32>, region: RegionId, s: &Stats) -> *mut u8 {
+    // Safety: seven varints and eight bytes fit in MAX_NODE_LEN.
+    unsafe {
+        let mut p = pv::put_unchecked(p, parent.map_or(0, |q| q as u64 + 1));
+        p = pv::put_unchecked(p, region as u64);
+        for v in [s.count, s.inclusive, s.exclusive, s.min, s.max] {
+            p = pv::put_unchecked(p, v);
+        }
+        p.cast::<[u8; 8]>().write_unaligned(s.sum_sq.to_le_bytes());
+        p.add(8)
+    }
+}
+
 impl CallTree {
     /// Appends this tree as one block payload to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        pv::put(out, self.thread as u64);
-        pv::put(out, self.nodes.len() as u64);
-        for n in &self.nodes {
-            pv::put(out, n.parent.map_or(0, |p| p as u64 + 1));
-            pv::put(out, n.region as u64);
-            let s = &n.stats;
-            for v in [s.count, s.inclusive, s.exclusive, s.min, s.max] {
-                pv::put(out, v);
+        let start = out.len();
+        out.reserve(MAX_HEADER_LEN + self.nodes.len() * MAX_NODE_LEN);
+        // Safety: the reservation covers the header and every node; only the
+        // bytes written become part of the vector.
+        unsafe {
+            let base = out.as_mut_ptr().add(start);
+            let mut p = put_header(base, self.thread, self.nodes.len() as u64);
+            for n in &self.nodes {
+                p = put_node(p, n.parent, n.region, &n.stats);
             }
-            out.extend_from_slice(&s.sum_sq.to_le_bytes());
+            out.set_len(start + p.offset_from(base) as usize);
         }
     }
 

@@ -1,0 +1,81 @@
+//! The probes' clock: raw invariant-TSC ticks where the CPU has them, else
+//! CLOCK_MONOTONIC nanoseconds. Probes never make a system call; ticks are
+//! mapped to time offline from clock samples (see `parallax_model::clock`).
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use parallax_model::defs::ClockSource;
+
+static USE_TSC: AtomicBool = AtomicBool::new(false);
+
+/// Current tick.
+#[inline(always)]
+pub fn now() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if USE_TSC.load(Relaxed) {
+        // Safety: `rdtsc` has no preconditions; it is only selected where
+        // the CPU reports an invariant TSC.
+        return unsafe { core::arch::x86_64::_rdtsc() };
+    }
+    mono_ns()
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (async-signal-safe).
+#[inline]
+pub fn mono_ns() -> u64 {
+    read_clock(libc::CLOCK_MONOTONIC)
+}
+
+/// CLOCK_REALTIME in nanoseconds since the epoch.
+pub fn unix_ns() -> u64 {
+    read_clock(libc::CLOCK_REALTIME)
+}
+
+fn read_clock(id: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // Safety: `ts` is a valid timespec to write into.
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The source in use.
+pub fn source() -> ClockSource {
+    if USE_TSC.load(Relaxed) {
+        ClockSource::Tsc
+    } else {
+        ClockSource::Monotonic
+    }
+}
+
+/// Whether this CPU has a TSC that ticks at a constant rate, also in deep
+/// sleep states, so that its readings are a clock.
+pub fn tsc_is_invariant() -> bool {
+    if !cfg!(target_arch = "x86_64") {
+        return false;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return false;
+    };
+    let Some(flags) = info.lines().find(|l| l.starts_with("flags")) else {
+        return false;
+    };
+    let has = |f: &str| flags.split_whitespace().any(|w| w == f);
+    has("constant_tsc") && has("nonstop_tsc")
+}
+
+/// Chooses the clock source.
+pub(crate) fn select(tsc: bool) {
+    USE_TSC.store(tsc && tsc_is_invariant(), Relaxed);
+}
+
+/// A simultaneous reading of the tick clock and CLOCK_MONOTONIC; the tick is
+/// read between two monotonic reads and paired with their midpoint.
+pub fn sample() -> (u64, u64) {
+    let a = mono_ns();
+    let t = now();
+    let b = mono_ns();
+    (t, a + (b - a) / 2)
+}

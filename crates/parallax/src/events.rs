@@ -1,0 +1,138 @@
+//! Explicit events: messages, collectives, locks, semaphores, advance and
+//! await, threads, one-sided operations, metrics and marks.
+//!
+//! Each function records one event on the calling thread at the current
+//! time. Record them inside a region of the matching kind (a `Send` inside
+//! a region of kind [`RegionKind::Send`], ...) so that analyses see how long
+//! the operation took; the [`crate::sync`] wrappers do both for you.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use parallax_model::event::EventKind;
+
+pub use parallax_model::event::{CollectiveOp, NO_ROOT};
+pub use parallax_model::region::RegionKind;
+
+use crate::process::{self, FLAGS, UNINIT};
+use crate::thread;
+
+/// Records `kind` on the calling thread. Returns whether it was recorded.
+#[inline(always)]
+pub fn record(kind: EventKind) -> bool {
+    let f = FLAGS.load(Relaxed);
+    if f == 0 {
+        return false;
+    }
+    if f & UNINIT != 0 {
+        process::init_from_env();
+    }
+    thread::with(|st| st.event(&kind)).is_some()
+}
+
+/// A blocking send of `bytes` to `peer` with `tag` on communicator `comm`.
+pub fn send(peer: u32, tag: u32, comm: u64, bytes: u64) {
+    record(EventKind::Send {
+        peer,
+        tag,
+        comm,
+        bytes,
+    });
+}
+
+/// A completed receive of `bytes` from `peer`.
+pub fn recv(peer: u32, tag: u32, comm: u64, bytes: u64) {
+    record(EventKind::Recv {
+        peer,
+        tag,
+        comm,
+        bytes,
+    });
+}
+
+/// The end of a collective (call `collective_begin` at its start).
+pub fn collective_end(op: CollectiveOp, comm: u64, root: u32, sent: u64, received: u64) {
+    record(EventKind::CollectiveEnd {
+        op,
+        comm,
+        root,
+        sent,
+        received,
+    });
+}
+
+/// The start of a collective.
+pub fn collective_begin() {
+    record(EventKind::CollectiveBegin);
+}
+
+/// A lock was requested.
+pub fn lock_request(lock: u64) {
+    record(EventKind::LockRequest { lock });
+}
+
+/// A lock is now held.
+pub fn lock_acquired(lock: u64) {
+    record(EventKind::LockAcquired { lock });
+}
+
+/// A lock was released.
+pub fn lock_release(lock: u64) {
+    record(EventKind::LockRelease { lock });
+}
+
+/// A semaphore or condition was posted.
+pub fn sem_post(sem: u64) {
+    record(EventKind::SemPost { sem });
+}
+
+/// A wait on a semaphore or condition completed.
+pub fn sem_acquired(sem: u64) {
+    record(EventKind::SemAcquired { sem });
+}
+
+/// Synchronization variable `var` advanced to `index`.
+pub fn advance(var: u64, index: u64) {
+    record(EventKind::Advance { var, index });
+}
+
+/// An await of `index` on `var` was satisfied.
+pub fn await_done(var: u64, index: u64) {
+    record(EventKind::AwaitDone { var, index });
+}
+
+/// A user mark with a value: `mark` is a region of kind
+/// [`RegionKind::Mark`] (see the `mark!` macro).
+pub fn mark(mark: u32, value: i64) {
+    record(EventKind::Mark { mark, value });
+}
+
+/// A metric sample (see [`register_metric`]).
+pub fn metric(metric: u32, value: i64) {
+    record(EventKind::Metric { metric, value });
+}
+
+/// Defines a metric and returns its id; 0 if not measuring.
+pub fn register_metric(name: &str, unit: &str) -> u32 {
+    use std::sync::atomic::AtomicU32;
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    if FLAGS.load(Relaxed) & UNINIT != 0 {
+        process::init_from_env();
+    }
+    if !process::active() {
+        return 0;
+    }
+    let id = NEXT.fetch_add(1, Relaxed);
+    process::write_defs(&[parallax_model::defs::Def::Metric {
+        id,
+        name: name.into(),
+        unit: unit.into(),
+    }]);
+    id
+}
+
+/// Defines a group (communicator or team) with its members.
+pub fn define_group(id: u64, members: Vec<u32>) {
+    if process::active() {
+        process::write_defs(&[parallax_model::defs::Def::Group { id, members }]);
+    }
+}

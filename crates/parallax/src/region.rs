@@ -1,0 +1,176 @@
+//! Regions: call sites registered once, entered and left by guards.
+
+use std::sync::atomic::{AtomicU32, Ordering::*};
+use std::sync::Mutex;
+
+use parallax_model::defs::Def;
+use parallax_model::event::RegionId;
+use parallax_model::region::RegionKind;
+
+use crate::process::{self, FLAGS, UNINIT};
+use crate::thread;
+
+/// A static description of a region at one place in the source; the
+/// `region!` macro and `#[instrument]` make one per call site. Its id is
+/// assigned when it is first entered while measuring.
+#[derive(Debug)]
+pub struct Callsite {
+    id: AtomicU32,
+    name: &'static str,
+    kind: RegionKind,
+    file: &'static str,
+    line: u32,
+}
+
+static NEXT_REGION: AtomicU32 = AtomicU32::new(1);
+/// Every region defined in this process. A region keeps its id for the
+/// life of the process; each new measurement writes all of them again.
+static KNOWN: Mutex<Vec<Def>> = Mutex::new(Vec::new());
+
+fn define(id: RegionId, kind: RegionKind, name: &str, file: &str, line: u32) {
+    let def = Def::Region {
+        id,
+        kind,
+        name: name.to_string(),
+        file: file.to_string(),
+        line,
+    };
+    process::write_defs(std::slice::from_ref(&def));
+    KNOWN.lock().unwrap_or_else(|e| e.into_inner()).push(def);
+}
+
+/// The definitions of every region registered so far.
+pub(crate) fn known() -> Vec<Def> {
+    KNOWN.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+impl Callsite {
+    /// A call site of region `name`.
+    pub const fn new(
+        name: &'static str,
+        kind: RegionKind,
+        file: &'static str,
+        line: u32,
+    ) -> Callsite {
+        Callsite {
+            id: AtomicU32::new(0),
+            name,
+            kind,
+            file,
+            line,
+        }
+    }
+
+    /// Enters the region; leaving happens when the guard is dropped.
+    #[inline(always)]
+    pub fn enter(&'static self) -> RegionGuard {
+        let f = FLAGS.load(Relaxed);
+        if f == 0 {
+            return RegionGuard { active: false };
+        }
+        let id = self.id.load(Relaxed);
+        let id = if id == 0 || f & UNINIT != 0 {
+            self.register()
+        } else {
+            id
+        };
+        if id == 0 {
+            return RegionGuard { active: false };
+        }
+        RegionGuard {
+            active: thread::with(|st| st.enter(id)).is_some(),
+        }
+    }
+
+    /// The region's id, registering it on first use; 0 if it was never
+    /// registered and measurement is off.
+    #[inline(always)]
+    pub fn id(&'static self) -> RegionId {
+        match self.id.load(Relaxed) {
+            0 => self.register(),
+            id => id,
+        }
+    }
+
+    /// The region's id, registering it if needed; 0 if not measuring.
+    #[cold]
+    #[inline(never)]
+    pub fn register(&'static self) -> RegionId {
+        if FLAGS.load(Relaxed) & UNINIT != 0 {
+            process::init_from_env();
+        }
+        if !process::active() {
+            return 0;
+        }
+        // Hold the list while checking, so that two threads registering
+        // the same site define it once.
+        let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        let id = self.id.load(Acquire);
+        if id != 0 {
+            return id;
+        }
+        let id = NEXT_REGION.fetch_add(1, Relaxed);
+        let def = Def::Region {
+            id,
+            kind: self.kind,
+            name: self.name.to_string(),
+            file: self.file.to_string(),
+            line: self.line,
+        };
+        process::write_defs(std::slice::from_ref(&def));
+        known.push(def);
+        self.id.store(id, Release);
+        id
+    }
+}
+
+/// Registers a region known only at run time (a name from a string) and
+/// returns its id; 0 if not measuring. Each call defines a new id: keep it.
+pub fn register_region(name: &str, kind: RegionKind, file: &str, line: u32) -> RegionId {
+    if FLAGS.load(Relaxed) & UNINIT != 0 {
+        process::init_from_env();
+    }
+    if !process::active() {
+        return 0;
+    }
+    let id = NEXT_REGION.fetch_add(1, Relaxed);
+    define(id, kind, name, file, line);
+    id
+}
+
+/// Leaves the region on drop.
+#[must_use = "the region is left when this guard is dropped"]
+#[derive(Debug)]
+pub struct RegionGuard {
+    active: bool,
+}
+
+impl Drop for RegionGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.active {
+            thread::with(|st| st.leave());
+        }
+    }
+}
+
+/// Enters region `id` (from [`register_region`]) on this thread. Pair every
+/// call with [`leave`]; prefer guards where the language allows.
+#[inline(always)]
+pub fn enter(id: RegionId) -> bool {
+    let f = FLAGS.load(Relaxed);
+    if f == 0 || id == 0 {
+        return false;
+    }
+    if f & UNINIT != 0 {
+        process::init_from_env();
+    }
+    thread::with(|st| st.enter(id)).is_some()
+}
+
+/// Leaves the innermost region entered with [`enter`] (when it returned
+/// true).
+#[inline(always)]
+pub fn leave() {
+    thread::with(|st| st.leave());
+}

@@ -1,0 +1,209 @@
+//! Synchronization primitives that record what they do: each operation is a
+//! region of the matching generic operation type with the events that let
+//! analyses pair acquire with release and wait with post.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, LockResult, MutexGuard, PoisonError};
+
+use parallax_model::event::{CollectiveOp, NO_ROOT};
+use parallax_model::region::RegionKind;
+
+use crate::events;
+use crate::region::Callsite;
+
+static LOCK_SITE: Callsite = Callsite::new("Mutex::lock", RegionKind::Lock, file!(), line!());
+static UNLOCK_SITE: Callsite = Callsite::new("Mutex::unlock", RegionKind::Unlock, file!(), line!());
+static BARRIER_SITE: Callsite =
+    Callsite::new("Barrier::wait", RegionKind::Barrier, file!(), line!());
+static SEM_WAIT_SITE: Callsite =
+    Callsite::new("Semaphore::acquire", RegionKind::SemWait, file!(), line!());
+static SEM_POST_SITE: Callsite =
+    Callsite::new("Semaphore::release", RegionKind::SemPost, file!(), line!());
+static ADVANCE_SITE: Callsite =
+    Callsite::new("SyncVar::advance", RegionKind::Advance, file!(), line!());
+static AWAIT_SITE: Callsite = Callsite::new("SyncVar::await", RegionKind::Await, file!(), line!());
+
+fn id_of<T: ?Sized>(x: &T) -> u64 {
+    x as *const T as *const u8 as usize as u64
+}
+
+/// A mutex whose lock, hold and unlock are recorded (lock id: its address).
+#[derive(Debug, Default)]
+pub struct Mutex<T: ?Sized> {
+    inner: std::sync::Mutex<T>,
+}
+
+/// Holds a [`Mutex`]; records the release on drop.
+#[derive(Debug)]
+#[must_use = "the lock is released when this guard is dropped"]
+pub struct Guard<'a, T: ?Sized> {
+    inner: Option<MutexGuard<'a, T>>,
+    id: u64,
+}
+
+impl<T> Mutex<T> {
+    /// A new mutex.
+    pub const fn new(value: T) -> Mutex<T> {
+        Mutex {
+            inner: std::sync::Mutex::new(value),
+        }
+    }
+
+    /// The value, consuming the mutex.
+    pub fn into_inner(self) -> LockResult<T> {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Locks, recording the request, the acquisition and the time waited.
+    pub fn lock(&self) -> LockResult<Guard<'_, T>> {
+        let id = id_of(self);
+        let region = LOCK_SITE.enter();
+        events::lock_request(id);
+        let r = self.inner.lock();
+        events::lock_acquired(id);
+        drop(region);
+        match r {
+            Ok(g) => Ok(Guard { inner: Some(g), id }),
+            Err(p) => Err(PoisonError::new(Guard {
+                inner: Some(p.into_inner()),
+                id,
+            })),
+        }
+    }
+}
+
+impl<T: ?Sized> std::ops::Deref for Guard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.inner
+            .as_ref()
+            .expect("guard holds the lock until dropped")
+    }
+}
+
+impl<T: ?Sized> std::ops::DerefMut for Guard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.inner
+            .as_mut()
+            .expect("guard holds the lock until dropped")
+    }
+}
+
+impl<T: ?Sized> Drop for Guard<'_, T> {
+    fn drop(&mut self) {
+        let _r = UNLOCK_SITE.enter();
+        events::lock_release(self.id);
+        self.inner.take();
+    }
+}
+
+/// A barrier whose waits are recorded as collectives of kind barrier (group
+/// id: its address).
+#[derive(Debug)]
+pub struct Barrier {
+    inner: std::sync::Barrier,
+    n: usize,
+}
+
+impl Barrier {
+    /// A barrier for `n` threads.
+    pub fn new(n: usize) -> Barrier {
+        Barrier {
+            inner: std::sync::Barrier::new(n),
+            n,
+        }
+    }
+
+    /// Waits for all threads; true for one of them (the leader).
+    pub fn wait(&self) -> bool {
+        let _r = BARRIER_SITE.enter();
+        events::collective_begin();
+        let leader = self.inner.wait().is_leader();
+        events::collective_end(
+            CollectiveOp::Barrier,
+            id_of(self),
+            NO_ROOT,
+            0,
+            self.n as u64,
+        );
+        leader
+    }
+}
+
+/// A counting semaphore; acquire and release are recorded (id: its
+/// address).
+#[derive(Debug, Default)]
+pub struct Semaphore {
+    count: std::sync::Mutex<u64>,
+    cv: Condvar,
+}
+
+impl Semaphore {
+    /// A semaphore holding `permits`.
+    pub fn new(permits: u64) -> Semaphore {
+        Semaphore {
+            count: std::sync::Mutex::new(permits),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Takes one permit, waiting for it.
+    pub fn acquire(&self) {
+        let _r = SEM_WAIT_SITE.enter();
+        let mut c = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        while *c == 0 {
+            c = self.cv.wait(c).unwrap_or_else(|e| e.into_inner());
+        }
+        *c -= 1;
+        drop(c);
+        events::sem_acquired(id_of(self));
+    }
+
+    /// Returns one permit.
+    pub fn release(&self) {
+        let _r = SEM_POST_SITE.enter();
+        events::sem_post(id_of(self));
+        *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.cv.notify_one();
+    }
+}
+
+/// A synchronization variable for DOACROSS-style pipelines: producers
+/// `advance` it to an index, consumers `await` an index.
+#[derive(Debug, Default)]
+pub struct SyncVar {
+    value: AtomicU64,
+}
+
+impl SyncVar {
+    /// A variable at index 0.
+    pub const fn new() -> SyncVar {
+        SyncVar {
+            value: AtomicU64::new(0),
+        }
+    }
+
+    /// Sets the variable to `index` (indices only grow).
+    pub fn advance(&self, index: u64) {
+        let _r = ADVANCE_SITE.enter();
+        events::advance(id_of(self), index);
+        self.value.fetch_max(index, Ordering::Release);
+    }
+
+    /// Waits until the variable reaches `index`.
+    pub fn await_index(&self, index: u64) {
+        let _r = AWAIT_SITE.enter();
+        let mut spins = 0u32;
+        while self.value.load(Ordering::Acquire) < index {
+            spins += 1;
+            if spins < 1000 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        events::await_done(id_of(self), index);
+    }
+}

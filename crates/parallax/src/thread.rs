@@ -1,0 +1,450 @@
+//! Per-thread measurement state and the probes' hot path.
+//!
+//! Each thread owns a [`ThreadState`]: a trace buffer, a call-path profile
+//! and the file its events go to. The hot path touches only its own state:
+//! no lock, no atomic read-modify-write, no allocation, no system call. The
+//! write position is published with a plain (release) store so that a
+//! flusher at process exit or in a signal handler can write out what the
+//! thread recorded without stopping it.
+//!
+//! States are never freed: when a thread ends its state goes back to a pool
+//! for the next thread, so a flusher that still holds a pointer to it reads
+//! valid memory.
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering::*};
+
+use parallax_model::evcodec::{self, MAX_RECORD};
+use parallax_model::event::{EventKind, RegionId};
+use parallax_model::experiment::EVENT_BLOCK_PREFIX;
+use parallax_model::file::{self, FileKind, BLOCK_HEADER_LEN};
+
+use crate::clock;
+use crate::process;
+use crate::profile::Profile;
+
+/// Measurement state of one thread (one location).
+pub(crate) struct ThreadState {
+    // --- hot: the probes read and write these ---
+    /// Next write position in `buf`, published for flushers.
+    pos: AtomicPtr<u8>,
+    /// Past this position a probe takes the cold path (flush, reopen or
+    /// drop); set to null to force the cold path on the next probe.
+    limit: AtomicPtr<u8>,
+    /// Tick of the last record.
+    last: u64,
+    trace: bool,
+    profiling: bool,
+    pub(crate) profile: Profile,
+    // --- cold ---
+    buf: Box<[u8]>,
+    block_base: u64,
+    fd: i32,
+    pub(crate) thread: u32,
+    epoch: u32,
+    /// Taken by whoever writes this state's data to disk.
+    lock: AtomicBool,
+    /// Set once the final data was written; later data is dropped.
+    closed: AtomicBool,
+    /// A thread owns this state.
+    in_use: AtomicBool,
+    /// Events recorded but not written (a write failed, or after close).
+    pub(crate) lost_bytes: u64,
+    /// The signal stack of the thread that owns this state: the crash
+    /// handler runs on it, and needs more room than the usual few pages.
+    altstack: Box<[u8]>,
+}
+
+/// Size of the signal stack given to measured threads.
+const ALTSTACK: usize = 256 << 10;
+
+/// Room kept free behind `limit`: the record that crossed it and a
+/// flush-begin record.
+const RESERVE: usize = 3 * MAX_RECORD;
+
+impl ThreadState {
+    /// A state with a buffer of `buf_bytes` that writes nowhere until
+    /// [`ThreadState::open`] (calibration uses it as is).
+    pub(crate) fn new(buf_bytes: usize, max_nodes: usize, max_depth: usize) -> ThreadState {
+        let mut buf = vec![0u8; buf_bytes.max(4 * RESERVE)].into_boxed_slice();
+        let start = buf.as_mut_ptr();
+        // Safety: the buffer is longer than RESERVE.
+        let limit = unsafe { start.add(buf.len() - RESERVE) };
+        ThreadState {
+            pos: AtomicPtr::new(start),
+            limit: AtomicPtr::new(limit),
+            last: 0,
+            trace: true,
+            profiling: false,
+            profile: Profile::new(max_nodes, max_depth),
+            buf,
+            block_base: 0,
+            fd: -1,
+            thread: 0,
+            epoch: 0,
+            lock: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            in_use: AtomicBool::new(true),
+            lost_bytes: 0,
+            altstack: Box::new([]),
+        }
+    }
+
+    /// Gives the calling thread this state's signal stack (allocated on
+    /// first use; untouched pages cost nothing).
+    pub(crate) fn install_altstack(&mut self) {
+        if self.altstack.is_empty() {
+            self.altstack = vec![0u8; ALTSTACK].into_boxed_slice();
+        }
+        let ss = libc::stack_t {
+            ss_sp: self.altstack.as_mut_ptr() as *mut libc::c_void,
+            ss_flags: 0,
+            ss_size: self.altstack.len(),
+        };
+        // Safety: the stack lives as long as the state, which is never freed.
+        unsafe { libc::sigaltstack(&ss, ptr::null_mut()) };
+    }
+
+    pub(crate) fn set_modes(&mut self, trace: bool, profile: bool) {
+        self.trace = trace;
+        self.profiling = profile;
+    }
+
+    fn start(&self) -> *mut u8 {
+        self.buf.as_ptr() as *mut u8
+    }
+
+    fn normal_limit(&self) -> *mut u8 {
+        // Safety: the buffer is longer than RESERVE.
+        unsafe { self.start().add(self.buf.len() - RESERVE) }
+    }
+
+    /// Empties the buffer; the next block starts at `base`.
+    fn rewind(&mut self, base: u64) {
+        self.pos.store(self.start(), Release);
+        self.block_base = base;
+        self.last = base;
+    }
+
+    // === hot path ===
+
+    #[inline(always)]
+    pub(crate) fn enter(&mut self, region: RegionId) {
+        self.check();
+        let t = clock::now();
+        let t = t.max(self.last);
+        if self.trace {
+            let p = self.pos.load(Relaxed);
+            // Safety: `p` is at most `limit`, which leaves RESERVE bytes.
+            let p = unsafe { evcodec::put_enter(p, t - self.last, region) };
+            self.pos.store(p, Release);
+            self.last = t;
+        }
+        if self.profiling {
+            self.profile.enter(region, t);
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn leave(&mut self) {
+        self.check();
+        let t = clock::now();
+        let t = t.max(self.last);
+        if self.trace {
+            let p = self.pos.load(Relaxed);
+            // Safety: as in `enter`.
+            let p = unsafe { evcodec::put_leave(p, t - self.last) };
+            self.pos.store(p, Release);
+            self.last = t;
+        }
+        if self.profiling {
+            self.profile.leave(t);
+        }
+    }
+
+    /// Records an event other than enter/leave (those keep the profile too).
+    #[inline(always)]
+    pub(crate) fn event(&mut self, kind: &EventKind) {
+        if self.trace {
+            self.check();
+            let t = clock::now().max(self.last);
+            let p = self.pos.load(Relaxed);
+            // Safety: as in `enter`.
+            let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
+            self.pos.store(p, Release);
+            self.last = t;
+        }
+    }
+
+    /// Takes the cold path before a record if the buffer has no room for
+    /// it, or the state was closed from outside.
+    #[inline(always)]
+    fn check(&mut self) {
+        if self.pos.load(Relaxed) > self.limit.load(Relaxed) {
+            self.cold();
+        }
+    }
+
+    // === cold path ===
+
+    /// The buffer is full, or the state was closed from outside.
+    #[cold]
+    #[inline(never)]
+    fn cold(&mut self) {
+        if self.closed.load(Acquire) {
+            // Measurement finished (or restarted): drop what came after.
+            self.lost_bytes += self.pending() as u64;
+            self.rewind(self.last);
+            self.limit.store(self.normal_limit(), Relaxed);
+            if process::epoch() != self.epoch && process::active() {
+                reopen(self);
+            }
+            return;
+        }
+        if self.fd < 0 {
+            // A scratch state (calibration): nothing is kept.
+            self.rewind(self.last);
+            return;
+        }
+        let t0 = clock::now().max(self.last);
+        let p = self.pos.load(Relaxed);
+        // Safety: RESERVE leaves room for this record.
+        let p = unsafe { evcodec::put_event(p, t0 - self.last, &EventKind::FlushBegin) };
+        self.pos.store(p, Release);
+        self.last = t0;
+        self.lock();
+        if !self.closed.load(Relaxed) {
+            self.write_block();
+        }
+        self.unlock();
+        self.rewind(t0);
+        let t1 = clock::now().max(t0);
+        let p = self.pos.load(Relaxed);
+        // Safety: the buffer was just emptied.
+        let p = unsafe { evcodec::put_event(p, t1 - t0, &EventKind::FlushEnd) };
+        self.pos.store(p, Release);
+        self.last = t1;
+        if self.profiling {
+            process::note_flush();
+        }
+    }
+
+    fn pending(&self) -> usize {
+        self.pos.load(Acquire) as usize - self.start() as usize
+    }
+
+    pub(crate) fn lock(&self) {
+        while self
+            .lock
+            .compare_exchange_weak(false, true, Acquire, Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+    }
+
+    pub(crate) fn try_lock(&self) -> bool {
+        self.lock
+            .compare_exchange(false, true, Acquire, Relaxed)
+            .is_ok()
+    }
+
+    pub(crate) fn unlock(&self) {
+        self.lock.store(false, Release);
+    }
+
+    pub(crate) fn in_use_now(&self) -> bool {
+        self.in_use.load(Acquire)
+    }
+
+    /// In a forked child: the state's file belongs to the parent.
+    pub(crate) fn forget_after_fork(&mut self) {
+        self.fd = -1;
+        self.closed.store(true, Release);
+        self.limit.store(ptr::null_mut(), Relaxed);
+        self.lock.store(false, Release);
+    }
+
+    /// Writes the buffer's records as one block. Call with the lock held.
+    /// Allocates nothing: safe in a signal handler.
+    fn write_block(&mut self) {
+        let len = self.pending();
+        if len == 0 || self.fd < 0 {
+            return;
+        }
+        // Safety: `len` bytes from the start were written by the owner and
+        // published before `pos`.
+        let records = unsafe { std::slice::from_raw_parts(self.start(), len) };
+        let (tick, mono) = clock::sample();
+        let mut prefix = [0u8; EVENT_BLOCK_PREFIX];
+        prefix[0..8].copy_from_slice(&self.block_base.to_le_bytes());
+        prefix[8..16].copy_from_slice(&tick.to_le_bytes());
+        prefix[16..24].copy_from_slice(&mono.to_le_bytes());
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&prefix);
+        crc.update(records);
+        let mut header = [0u8; BLOCK_HEADER_LEN];
+        header[0..4].copy_from_slice(&file::BLOCK_MAGIC);
+        header[4..8].copy_from_slice(&((EVENT_BLOCK_PREFIX + len) as u32).to_le_bytes());
+        header[8..12].copy_from_slice(&crc.finalize().to_le_bytes());
+        if !process::write_all(self.fd, &[&header, &prefix, records]) {
+            self.lost_bytes += len as u64;
+        }
+    }
+
+    /// Writes everything this state holds (last block, profile) and closes
+    /// it. With `wait`, waits for a concurrent writer; without (signal
+    /// handlers), gives up if one is busy.
+    pub(crate) fn close(&mut self, wait: bool, crash: bool) {
+        if wait {
+            self.lock();
+        } else if !self.try_lock() {
+            return;
+        }
+        if !self.closed.load(Relaxed) {
+            if self.trace {
+                self.write_block();
+            }
+            if self.profiling {
+                process::write_profile(self, crash);
+            }
+            if self.fd >= 0 {
+                // Safety: the descriptor belongs to this state.
+                unsafe { libc::close(self.fd) };
+                self.fd = -1;
+            }
+            self.closed.store(true, Release);
+            self.limit.store(ptr::null_mut(), Relaxed);
+        }
+        self.unlock();
+    }
+}
+
+// === the thread-local pointer ===
+
+/// Marks a thread whose state was already released (its thread-local
+/// destructors are running).
+const GONE: *mut ThreadState = ptr::dangling_mut();
+
+thread_local! {
+    static STATE: Cell<*mut ThreadState> = const { Cell::new(ptr::null_mut()) };
+    static EXIT: ExitGuard = const { ExitGuard };
+}
+
+struct ExitGuard;
+
+impl Drop for ExitGuard {
+    fn drop(&mut self) {
+        let p = STATE.with(|s| s.replace(GONE));
+        if p.is_null() || p == GONE {
+            return;
+        }
+        // Safety: `p` is this thread's own state.
+        let st = unsafe { &mut *p };
+        st.close(true, false);
+        process::thread_ended(st);
+        st.in_use.store(false, Release);
+    }
+}
+
+/// Runs `f` on this thread's state, creating it on first use; does nothing
+/// for a thread whose state is gone or if measurement cannot start.
+#[inline(always)]
+pub(crate) fn with<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
+    let p = STATE.with(|s| s.get());
+    let p = if (p as usize) <= (GONE as usize) {
+        attach(p)?
+    } else {
+        p
+    };
+    // Safety: the state belongs to this thread until the thread ends; other
+    // threads only read the published part of it.
+    Some(f(unsafe { &mut *p }))
+}
+
+#[cold]
+#[inline(never)]
+fn attach(p: *mut ThreadState) -> Option<*mut ThreadState> {
+    if p == GONE || !process::active() {
+        return None;
+    }
+    let st = process::new_thread_state()?;
+    // Safety: the state was just claimed for this thread.
+    unsafe { (*st).install_altstack() };
+    STATE.with(|s| s.set(st));
+    // Register the exit hook; ignore threads whose destructors already ran.
+    let _ = EXIT.try_with(|_| ());
+    Some(st)
+}
+
+/// Gives a state from the pool (or a new one) to the calling thread.
+pub(crate) fn claim(
+    pool: &[AtomicPtr<ThreadState>],
+    count: &AtomicU32,
+) -> Option<*mut ThreadState> {
+    let n = (count.load(Acquire) as usize).min(pool.len());
+    for slot in &pool[..n] {
+        let p = slot.load(Acquire);
+        if p.is_null() {
+            continue;
+        }
+        // Safety: pooled states are never freed.
+        let st = unsafe { &*p };
+        if st
+            .in_use
+            .compare_exchange(false, true, AcqRel, Relaxed)
+            .is_ok()
+        {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Prepares a state for a new thread or a new measurement: thread number,
+/// event file, modes, empty buffer and profile.
+pub(crate) fn reset_for(
+    st: &mut ThreadState,
+    thread: u32,
+    epoch: u32,
+    fd: i32,
+    trace: bool,
+    prof: bool,
+) {
+    st.thread = thread;
+    st.epoch = epoch;
+    st.fd = fd;
+    st.set_modes(trace, prof);
+    st.profile.reset();
+    st.lost_bytes = 0;
+    let now = clock::now();
+    st.rewind(now);
+    st.closed.store(false, Release);
+    st.limit.store(st.normal_limit(), Relaxed);
+}
+
+fn reopen(st: &mut ThreadState) {
+    process::reopen_thread_state(st);
+}
+
+/// Writes the header of a new event file.
+pub(crate) fn event_file_header(rank: u32, thread: u32) -> [u8; file::HEADER_LEN] {
+    file::header(FileKind::Events, rank, thread)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_state_never_overflows() {
+        let mut st = ThreadState::new(4096, 16, 16);
+        for i in 0..100_000u32 {
+            st.enter(i % 7);
+            st.event(&EventKind::Mark { mark: 1, value: -1 });
+            st.leave();
+        }
+        assert!(st.pending() <= st.buf.len());
+    }
+}

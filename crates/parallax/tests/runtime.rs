@@ -1,0 +1,445 @@
+//! The runtime end to end: each scenario runs in a child process (a fresh
+//! runtime), and the parent reads the experiment back with the real reader.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+
+use parallax_model::defs::Probe;
+use parallax_model::event::{Event, EventKind};
+use parallax_model::experiment::{Experiment, Process};
+
+const SCENARIO: &str = "PARALLAX_TEST_SCENARIO";
+
+/// Runs `scenario` in a child process with measurement configured by `env`;
+/// returns its exit status and experiment directory.
+fn run(scenario: &str, mode: &str, env: &[(&str, &str)]) -> (ExitStatus, PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "parallax-rt-{scenario}-{mode}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["child", "--exact", "--nocapture", "--test-threads=1"])
+        .env(SCENARIO, scenario)
+        .env("PARALLAX_MODE", mode)
+        .env("PARALLAX_OUT", &dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status,
+        dir,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every event of every location of the only process, by thread.
+fn events(p: &Process) -> HashMap<u32, Vec<Event>> {
+    p.locations
+        .keys()
+        .filter(|t| p.locations[t].events.is_some())
+        .map(|&t| {
+            let (ev, err) = p.events(t).unwrap().read_all();
+            assert!(err.is_none(), "thread {t}: {err:?}");
+            (t, ev)
+        })
+        .collect()
+}
+
+fn is_flush(e: &Event) -> bool {
+    matches!(e.kind, EventKind::FlushBegin | EventKind::FlushEnd)
+}
+
+fn count(evs: &[Event], f: impl Fn(&EventKind) -> bool) -> usize {
+    evs.iter().filter(|e| f(&e.kind)).count()
+}
+
+fn region_id(p: &Process, name: &str) -> u32 {
+    *p.regions
+        .iter()
+        .find(|(_, r)| r.name == name)
+        .unwrap_or_else(|| panic!("no region {name}"))
+        .0
+}
+
+fn open(dir: &Path) -> Process {
+    let exp = Experiment::open(dir).unwrap();
+    assert_eq!(exp.processes.len(), 1);
+    assert!(exp.warnings().is_empty(), "{:?}", exp.warnings());
+    exp.processes.into_iter().next().unwrap()
+}
+
+#[test]
+fn threads_regions_locks_and_barriers_are_recorded_exactly() {
+    let (status, dir, err) = run("workers", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    assert!(p.end_unix_ns.is_some(), "clean end recorded");
+    let all = events(&p);
+    assert_eq!(all.len(), 4, "main and three workers");
+    let step = region_id(&p, "step");
+    let work = region_id(&p, "work");
+    let mut workers = 0;
+    for evs in all.values() {
+        // Enter and leave balance and pair up with their region.
+        let enters = count(evs, |k| matches!(k, EventKind::Enter { .. }));
+        let leaves = count(evs, |k| matches!(k, EventKind::Leave { .. }));
+        assert_eq!(enters, leaves);
+        assert!(
+            evs.windows(2).all(|w| w[0].time <= w[1].time),
+            "monotone times"
+        );
+        let steps = count(evs, |k| *k == EventKind::Enter { region: step });
+        if steps == 0 {
+            continue;
+        }
+        workers += 1;
+        assert_eq!(steps, 100);
+        assert_eq!(count(evs, |k| *k == EventKind::Leave { region: step }), 100);
+        assert_eq!(count(evs, |k| *k == EventKind::Enter { region: work }), 100);
+        assert_eq!(
+            count(evs, |k| matches!(k, EventKind::LockRequest { .. })),
+            100
+        );
+        assert_eq!(
+            count(evs, |k| matches!(k, EventKind::LockAcquired { .. })),
+            100
+        );
+        assert_eq!(
+            count(evs, |k| matches!(k, EventKind::LockRelease { .. })),
+            100
+        );
+        assert_eq!(
+            count(evs, |k| matches!(k, EventKind::CollectiveEnd { .. })),
+            100
+        );
+        assert_eq!(
+            count(evs, |k| matches!(k, EventKind::Mark { value: 7, .. })),
+            100
+        );
+        assert_eq!(
+            count(evs, |k| matches!(k, EventKind::ThreadBegin { .. })),
+            1
+        );
+        assert_eq!(count(evs, |k| matches!(k, EventKind::ThreadEnd { .. })), 1);
+    }
+    assert_eq!(workers, 3);
+    let main = &all[&0];
+    assert_eq!(
+        count(main, |k| matches!(k, EventKind::ThreadCreate { .. })),
+        3
+    );
+    assert_eq!(
+        count(main, |k| matches!(k, EventKind::ThreadJoin { .. })),
+        3
+    );
+    // Every lock acquisition is of the one mutex, and never overlaps
+    // another thread's hold (the mutex works and times are comparable).
+    let mut holds = Vec::new();
+    for evs in all.values() {
+        let mut start = None;
+        for e in evs {
+            match e.kind {
+                EventKind::LockAcquired { .. } => start = Some(e.time),
+                EventKind::LockRelease { .. } => holds.push((start.take().unwrap(), e.time)),
+                _ => {}
+            }
+        }
+    }
+    holds.sort();
+    assert_eq!(holds.len(), 300);
+    assert!(
+        holds.windows(2).all(|w| w[0].1 <= w[1].0),
+        "lock holds overlap"
+    );
+    // Calibration was recorded for every probe kind.
+    for probe in Probe::ALL {
+        let c = p.calibration.iter().find(|c| c.probe == probe).unwrap();
+        assert!(
+            c.mean_ns > 0.0 || probe == Probe::Disabled,
+            "{probe:?}: {c:?}"
+        );
+    }
+}
+
+#[test]
+fn full_buffers_are_flushed_without_losing_events() {
+    let (status, dir, err) = run("flood", "trace", &[("PARALLAX_BUFFER", "8k")]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let mut flooders = 0;
+    for evs in all.values() {
+        let n = count(evs, |k| matches!(k, EventKind::Enter { .. }));
+        if n == 200_000 {
+            flooders += 1;
+            assert_eq!(count(evs, |k| matches!(k, EventKind::Leave { .. })), n);
+            let begins = count(evs, |k| *k == EventKind::FlushBegin);
+            assert!(begins > 50, "small buffer flushed often: {begins}");
+            assert_eq!(begins, count(evs, |k| *k == EventKind::FlushEnd));
+            let marks: Vec<i64> = evs
+                .iter()
+                .filter_map(|e| match e.kind {
+                    EventKind::Mark { value, .. } => Some(value),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                marks,
+                (0..1000).collect::<Vec<_>>(),
+                "marks in order, none lost"
+            );
+            assert!(evs.iter().filter(|e| !is_flush(e)).count() >= 401_000);
+        }
+    }
+    assert_eq!(flooders, 2);
+    let lost = p
+        .properties
+        .iter()
+        .find(|(k, _)| k == "lost_bytes")
+        .unwrap();
+    assert_eq!(lost.1, "0");
+}
+
+#[test]
+fn profile_mode_counts_every_visit() {
+    let (status, dir, err) = run("workers", "profile", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    assert!(
+        p.locations.values().all(|l| l.events.is_none()),
+        "no event files in profile mode"
+    );
+    let (trees, err) = p.profiles().unwrap();
+    assert!(err.is_none());
+    assert_eq!(trees.len(), 4);
+    let step = region_id(&p, "step");
+    let work = region_id(&p, "work");
+    let mut per_worker = 0;
+    for t in &trees {
+        for (i, n) in t.nodes.iter().enumerate() {
+            if t.path(i).ends_with(&[step, work]) {
+                assert_eq!(n.stats.count, 100);
+                assert!(n.stats.min <= n.stats.max && n.stats.inclusive >= n.stats.exclusive);
+                per_worker += 1;
+            }
+        }
+    }
+    assert_eq!(per_worker, 3);
+}
+
+#[test]
+fn both_modes_agree_on_counts() {
+    let (status, dir, err) = run("workers", "both", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let (trees, _) = p.profiles().unwrap();
+    for t in &trees {
+        let evs = &all[&t.thread];
+        let mut by_region: HashMap<u32, u64> = HashMap::new();
+        for n in &t.nodes {
+            *by_region.entry(n.region).or_default() += n.stats.count;
+        }
+        for (&r, &c) in &by_region {
+            let entered = count(evs, |k| *k == EventKind::Enter { region: r }) as u64;
+            assert_eq!(
+                entered,
+                c,
+                "thread {} region {}",
+                t.thread,
+                p.region_name(r)
+            );
+        }
+    }
+}
+
+#[test]
+fn flow_off_records_nothing_in_between() {
+    let (status, dir, err) = run("flow", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let evs = &events(&p)[&0];
+    let on = region_id(&p, "recorded");
+    assert_eq!(count(evs, |k| *k == EventKind::Enter { region: on }), 20);
+    assert!(
+        !p.regions.values().any(|r| r.name == "hidden"),
+        "never entered while on"
+    );
+    let outer = region_id(&p, "outer");
+    assert_eq!(
+        count(evs, |k| *k == EventKind::Leave { region: outer }),
+        1,
+        "left although off"
+    );
+}
+
+#[test]
+fn off_mode_writes_nothing_and_bad_config_says_why() {
+    let (status, dir, _) = run("workers", "off", &[]);
+    assert!(status.success());
+    assert!(!dir.exists());
+    let (status, dir, err) = run("workers", "fast", &[]);
+    assert!(status.success(), "a bad setting never fails the program");
+    assert!(!dir.exists());
+    assert!(err.contains("PARALLAX_MODE=\"fast\" is not valid"), "{err}");
+}
+
+#[test]
+fn crashes_keep_what_was_recorded() {
+    for (scenario, signal) in [("segv", 11), ("abort", 6), ("term", 15), ("int", 2)] {
+        let (status, dir, err) = run(scenario, "both", &[("PARALLAX_BUFFER", "16k")]);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(signal), "{scenario}: {err}");
+        let p = open(&dir);
+        let evs = &events(&p)[&0];
+        let before = region_id(&p, "before crash");
+        assert_eq!(
+            count(evs, |k| *k == EventKind::Enter { region: before }),
+            5000,
+            "{scenario}"
+        );
+        assert_eq!(
+            count(evs, |k| *k == EventKind::Leave { region: before }),
+            5000,
+            "{scenario}"
+        );
+        let (trees, _) = p.profiles().unwrap();
+        let visits: u64 = trees[0]
+            .nodes
+            .iter()
+            .filter(|n| n.region == before)
+            .map(|n| n.stats.count)
+            .sum();
+        assert_eq!(visits, 5000, "{scenario}: profile written in the handler");
+    }
+}
+
+#[test]
+fn exit_from_a_thread_keeps_all_threads_events() {
+    let (status, dir, err) = run("exit_in_thread", "trace", &[("PARALLAX_BUFFER", "16k")]);
+    assert_eq!(status.code(), Some(3), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let main_loop = region_id(&p, "main loop");
+    assert_eq!(
+        count(&all[&0], |k| *k == EventKind::Enter { region: main_loop }),
+        1000
+    );
+    let last = region_id(&p, "last words");
+    assert!(all
+        .values()
+        .any(|e| count(e, |k| *k == EventKind::Enter { region: last }) == 1));
+}
+
+// === the scenarios, run in child processes ===
+
+#[test]
+fn child() {
+    let Ok(s) = std::env::var(SCENARIO) else {
+        return;
+    };
+    match s.as_str() {
+        "workers" => workers(),
+        "flood" => flood(),
+        "flow" => flow(),
+        "segv" | "abort" | "term" | "int" => crash(&s),
+        "exit_in_thread" => exit_in_thread(),
+        _ => panic!("unknown scenario {s}"),
+    }
+}
+
+fn workers() {
+    use std::sync::Arc;
+    let lock = Arc::new(parallax::sync::Mutex::new(0u64));
+    let barrier = Arc::new(parallax::sync::Barrier::new(3));
+    let handles: Vec<_> = (0..3)
+        .map(|w| {
+            let (lock, barrier) = (lock.clone(), barrier.clone());
+            parallax::spawn_named(Some(format!("worker-{w}")), move || {
+                for i in 0..100u64 {
+                    let _s = parallax::region!("step");
+                    {
+                        let _w = parallax::region!("work");
+                        std::hint::black_box((0..(w + 1) * 1000).sum::<u64>());
+                    }
+                    *lock.lock().unwrap() += i;
+                    barrier.wait();
+                    parallax::mark!("iteration", 7);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+fn flood() {
+    let h: Vec<_> = (0..2)
+        .map(|_| {
+            std::thread::spawn(|| {
+                for i in 0..200_000u64 {
+                    let _g = parallax::region!("tiny");
+                    if i % 200 == 0 {
+                        parallax::mark!("progress", i / 200);
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in h {
+        t.join().unwrap();
+    }
+}
+
+fn flow() {
+    let outer = parallax::region!("outer");
+    parallax::flow_off();
+    for _ in 0..10 {
+        let _g = parallax::region!("hidden");
+    }
+    drop(outer);
+    parallax::flow_on();
+    for _ in 0..20 {
+        let _g = parallax::region!("recorded");
+    }
+}
+
+fn crash(kind: &str) {
+    for _ in 0..5000 {
+        let _g = parallax::region!("before crash");
+    }
+    let _open = parallax::region!("crashing");
+    // Safety: deliberately fatal.
+    unsafe {
+        match kind {
+            "segv" => {
+                let p = std::hint::black_box(std::ptr::null_mut::<u64>());
+                p.write_volatile(1);
+            }
+            "abort" => std::process::abort(),
+            "term" => {
+                libc::raise(libc::SIGTERM);
+            }
+            _ => {
+                libc::raise(libc::SIGINT);
+            }
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_secs(5));
+}
+
+fn exit_in_thread() {
+    let t = std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let _g = parallax::region!("last words");
+        std::process::exit(3);
+    });
+    for _ in 0..1000 {
+        let _g = parallax::region!("main loop");
+    }
+    t.join().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(5));
+}
