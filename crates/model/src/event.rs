@@ -10,6 +10,10 @@ pub type RegionId = u32;
 /// `Enter` is not in the trace (it was cut off or never recorded).
 pub const UNKNOWN_REGION: RegionId = u32::MAX;
 
+/// The region of a profile node that counts the visits of call paths beyond
+/// the runtime's node limit.
+pub const OVERFLOW_REGION: RegionId = u32::MAX - 1;
+
 /// "No root" in a collective.
 pub const NO_ROOT: u32 = u32::MAX;
 

@@ -27,7 +27,7 @@ static OFF: AtomicU8 = AtomicU8::new(0);
 pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let batches = batches.max(2);
     let (t0, m0) = clock::sample();
-    let mut st = ThreadState::new(1 << 20, 4096, 2 * BATCH);
+    let mut st = ThreadState::new(256 << 10, 4096, 2 * BATCH);
     st.set_modes(mode.traces(), mode.profiles());
     let mut samples: [Vec<u64>; 5] = Default::default();
     for b in 0..=batches {

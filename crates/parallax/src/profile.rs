@@ -6,14 +6,11 @@
 //! exist, new paths are counted in one overflow node, and frames deeper than
 //! `max_depth` are counted but not profiled.
 
-use parallax_model::event::RegionId;
+use parallax_model::event::{RegionId, OVERFLOW_REGION};
 use parallax_model::profile::{self, Stats};
 
 const NONE: u32 = u32::MAX;
 const ROOT: u32 = 0;
-
-/// Region id reported for the overflow node.
-pub(crate) const OVERFLOW_REGION: RegionId = u32::MAX - 1;
 
 #[derive(Clone, Debug)]
 struct Node {

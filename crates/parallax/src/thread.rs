@@ -67,7 +67,9 @@ impl ThreadState {
     /// A state with a buffer of `buf_bytes` that writes nowhere until
     /// [`ThreadState::open`] (calibration uses it as is).
     pub(crate) fn new(buf_bytes: usize, max_nodes: usize, max_depth: usize) -> ThreadState {
-        let mut buf = vec![0u8; buf_bytes.max(4 * RESERVE)].into_boxed_slice();
+        // Filled, not zeroed: every page is touched now rather than by a
+        // probe, whose cost would then include a page fault.
+        let mut buf = vec![0xffu8; buf_bytes.max(4 * RESERVE)].into_boxed_slice();
         let start = buf.as_mut_ptr();
         // Safety: the buffer is longer than RESERVE.
         let limit = unsafe { start.add(buf.len() - RESERVE) };

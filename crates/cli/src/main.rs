@@ -1,0 +1,82 @@
+//! The `parallax` command: glue between the command line and the Parallax
+//! libraries.
+
+mod calibrate;
+mod demo;
+mod experiment_dir;
+mod fmt;
+mod report;
+mod run;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Parallax measures parallel programs (threads, MPI, OpenSHMEM) with probes
+/// cheap enough to leave on, and reports where their time goes.
+#[derive(Parser, Debug)]
+#[command(name = "parallax", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Measure a built-in multithreaded workload (load imbalance, a
+    /// contended lock, a barrier) and print its report.
+    Demo(demo::Args),
+    /// Print the flat and call-path profiles of an experiment, per location
+    /// and in total.
+    Report(report::Args),
+    /// Measure the cost of Parallax's probes and clock on this machine.
+    Calibrate(calibrate::Args),
+    /// Run a program under measurement: `parallax run -- ./app args`.
+    ///
+    /// The program must be linked with the `parallax` crate; measurement is
+    /// configured through PARALLAX_* environment variables, which this sets.
+    Run(run::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo(a) => demo::main(a),
+        Command::Report(a) => report::main(a),
+        Command::Calibrate(a) => calibrate::main(a),
+        Command::Run(a) => run::main(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(std::io::stderr(), "parallax: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes to stdout, turning a closed pipe into an error that `main` treats
+/// as success.
+fn out(s: &str) -> anyhow::Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(s.as_bytes())?;
+    o.flush()?;
+    Ok(())
+}
+
+/// A default experiment directory name for `what`, unique per second.
+fn default_dir(what: &str) -> PathBuf {
+    PathBuf::from(format!("parallax-{what}-{}", fmt::timestamp_for_name()))
+}

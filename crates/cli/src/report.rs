@@ -1,0 +1,288 @@
+//! `parallax report DIR`: flat and call-path profiles per location and in
+//! total.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde_json::{json, Value};
+
+use parallax_analysis::profile::{ExperimentProfile, FlatRow, PathRow, Source, Times};
+use parallax_model::defs::Probe;
+use parallax_model::experiment::Experiment;
+
+use crate::fmt;
+
+/// Arguments of `parallax report`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The experiment directory.
+    pub dir: PathBuf,
+    /// Print JSON instead of text (every row, whatever --top says).
+    #[arg(long)]
+    pub json: bool,
+    /// Rows per table in text output.
+    #[arg(long, default_value_t = 12)]
+    pub top: usize,
+    /// Leave out the per-location sections.
+    #[arg(long)]
+    pub total_only: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
+    let exp = Experiment::open(&a.dir)
+        .with_context(|| format!("cannot read the experiment {}", a.dir.display()))?;
+    let prof = ExperimentProfile::load(&exp)?;
+    if a.json {
+        crate::out(&(serde_json::to_string_pretty(&to_json(&exp, &prof))? + "\n"))?;
+    } else {
+        crate::out(&text(&exp, &prof, a.top, !a.total_only))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The whole report as text, at most `top` rows per table.
+pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location: bool) -> String {
+    let mut s = String::new();
+    summary(&mut s, exp, prof);
+    let _ = writeln!(
+        s,
+        "\nFlat profile, all locations (sorted by exclusive time)"
+    );
+    flat_table(&mut s, &prof.flat_total(exp), top);
+    let _ = writeln!(s, "\nCall paths, all locations");
+    path_table(&mut s, &prof.paths_total(exp), top * 2);
+    if per_location {
+        for (i, l) in prof.locations.iter().enumerate() {
+            let name = if l.name.is_empty() {
+                String::new()
+            } else {
+                format!(" \"{}\"", l.name)
+            };
+            let src = match l.source {
+                Source::Runtime => "runtime profile",
+                Source::Trace => "derived from the trace",
+            };
+            let _ = writeln!(s, "\nLocation {}:{}{} ({src})", l.rank, l.thread, name);
+            flat_table(&mut s, &prof.flat_location(exp, i), top);
+            path_table(&mut s, &prof.paths_location(exp, i), top);
+        }
+    }
+    for w in &prof.warnings {
+        let _ = writeln!(s, "\nwarning: {w}");
+    }
+    s
+}
+
+fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
+    let nloc: usize = exp.processes.iter().map(|p| p.locations.len()).sum();
+    let _ = writeln!(
+        s,
+        "Experiment  {}\n            {} process{}, {} location{}",
+        exp.dir.display(),
+        exp.processes.len(),
+        if exp.processes.len() == 1 { "" } else { "es" },
+        nloc,
+        if nloc == 1 { "" } else { "s" }
+    );
+    if let Some(info) = exp.processes.first().and_then(|p| p.info.as_ref()) {
+        let mut cmd = info.program.clone();
+        for a in &info.args {
+            cmd.push(' ');
+            cmd.push_str(a);
+        }
+        let _ = writeln!(s, "Program     {}", fmt::fit(&cmd, 88));
+        let _ = writeln!(
+            s,
+            "Mode        {} (Parallax {}, host {})",
+            info.mode.name(),
+            info.version,
+            info.host
+        );
+    }
+    let unfinished = exp
+        .processes
+        .iter()
+        .filter(|p| p.end_unix_ns.is_none())
+        .count();
+    if unfinished > 0 {
+        let _ = writeln!(s, "Note        {unfinished} process(es) did not finish measuring cleanly (crash or kill): data up to the last written block");
+    }
+    if let Some(p) = exp.processes.first() {
+        let ghz = 1.0 / p.clock.ns_per_tick;
+        let mut costs = String::new();
+        for probe in [Probe::Enter, Probe::Leave, Probe::Event, Probe::ClockRead] {
+            if let Some(c) = p.calibration.iter().find(|c| c.probe == probe) {
+                let _ = write!(costs, "{} {:.1}±{:.1}  ", probe.name(), c.mean_ns, c.sd_ns);
+            }
+        }
+        let _ = writeln!(s, "Clock       {:?}, {:.3} GHz", p.clock_source, ghz);
+        if !costs.is_empty() {
+            let _ = writeln!(s, "Probe cost  {}(ns, measured at start)", costs);
+        }
+    }
+    let wall: f64 = prof
+        .locations
+        .iter()
+        .flat_map(|l| {
+            l.tree
+                .nodes
+                .iter()
+                .filter(|n| n.parent.is_none())
+                .map(move |n| n.stats.inclusive as f64 * l.clock.ns_per_tick)
+        })
+        .fold(0.0, f64::max);
+    let _ = writeln!(s, "Longest top-level region  {}", fmt::ns(wall));
+}
+
+fn flat_table(s: &mut String, rows: &[FlatRow], top: usize) {
+    let total: f64 = rows.iter().map(|r| r.times.exclusive).sum();
+    let _ = writeln!(
+        s,
+        "  {:>6} {:>11} {:>11} {:>11} {:>11} {:>10}  {:<26} kind",
+        "excl%", "exclusive", "inclusive", "calls", "mean", "sd", "region"
+    );
+    for r in rows.iter().take(top) {
+        let t = &r.times;
+        let pct = if total > 0.0 {
+            100.0 * t.exclusive / total
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            s,
+            "  {:>5.1}% {:>11} {:>11} {:>11} {:>11} {:>10}  {:<26} {}",
+            pct,
+            fmt::ns(t.exclusive),
+            fmt::ns(t.inclusive),
+            fmt::count(t.count),
+            fmt::ns(t.mean()),
+            fmt::ns(t.std_dev()),
+            fmt::fit(&r.region, 26),
+            r.kind.map_or("", |k| k.name())
+        );
+    }
+    if rows.len() > top {
+        let _ = writeln!(
+            s,
+            "  ... {} more regions (--top N shows more)",
+            rows.len() - top
+        );
+    }
+}
+
+fn path_table(s: &mut String, rows: &[PathRow], top: usize) {
+    let _ = writeln!(
+        s,
+        "  {:>11} {:>11} {:>11} {:>5}  call path",
+        "inclusive", "exclusive", "calls", "locs"
+    );
+    for r in rows.iter().take(top) {
+        let name = r.path.last().map(String::as_str).unwrap_or("");
+        let indent = "  ".repeat(r.depth.min(20));
+        let _ = writeln!(
+            s,
+            "  {:>11} {:>11} {:>11} {:>5}  {}{}",
+            fmt::ns(r.times.inclusive),
+            fmt::ns(r.times.exclusive),
+            fmt::count(r.times.count),
+            r.locations,
+            indent,
+            fmt::fit(name, 60usize.saturating_sub(indent.len()).max(12))
+        );
+    }
+    if rows.len() > top {
+        let _ = writeln!(s, "  ... {} more call paths", rows.len() - top);
+    }
+}
+
+fn times_json(t: &Times) -> Value {
+    json!({
+        "count": t.count,
+        "inclusive_ns": t.inclusive,
+        "exclusive_ns": t.exclusive,
+        "min_ns": t.min,
+        "max_ns": t.max,
+        "mean_ns": t.mean(),
+        "sd_ns": t.std_dev(),
+    })
+}
+
+fn flat_json(rows: &[FlatRow]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|r| {
+                let mut v = times_json(&r.times);
+                v["region"] = json!(r.region);
+                v["kind"] = json!(r.kind.map(|k| k.name()));
+                v["category"] = json!(r.kind.map(|k| k.category().name()));
+                v
+            })
+            .collect(),
+    )
+}
+
+fn paths_json(rows: &[PathRow]) -> Value {
+    Value::Array(
+        rows.iter()
+            .map(|r| {
+                let mut v = times_json(&r.times);
+                v["path"] = json!(r.path);
+                v["locations"] = json!(r.locations);
+                v
+            })
+            .collect(),
+    )
+}
+
+/// The whole report as JSON.
+pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
+    let processes: Vec<Value> = exp
+        .processes
+        .iter()
+        .map(|p| {
+            let info = p.info.as_ref();
+            json!({
+                "rank": p.rank,
+                "program": info.map(|i| i.program.clone()),
+                "args": info.map(|i| i.args.clone()),
+                "host": info.map(|i| i.host.clone()),
+                "mode": info.map(|i| i.mode.name()),
+                "finished_cleanly": p.end_unix_ns.is_some(),
+                "clock_ns_per_tick": p.clock.ns_per_tick,
+                "calibration": p.calibration.iter().map(|c| json!({
+                    "probe": c.probe.name(),
+                    "mode": c.mode.name(),
+                    "mean_ns": c.mean_ns,
+                    "sd_ns": c.sd_ns,
+                    "min_ns": c.min_ns,
+                    "samples": c.samples,
+                })).collect::<Vec<_>>(),
+                "properties": p.properties.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            })
+        })
+        .collect();
+    let locations: Vec<Value> = prof
+        .locations
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            json!({
+                "rank": l.rank,
+                "thread": l.thread,
+                "name": l.name,
+                "source": match l.source { Source::Runtime => "runtime", Source::Trace => "trace" },
+                "flat": flat_json(&prof.flat_location(exp, i)),
+                "paths": paths_json(&prof.paths_location(exp, i)),
+                "categories_ns": prof.categories(exp, i).iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            })
+        })
+        .collect();
+    json!({
+        "experiment": exp.dir,
+        "processes": processes,
+        "total": {"flat": flat_json(&prof.flat_total(exp)), "paths": paths_json(&prof.paths_total(exp))},
+        "locations": locations,
+        "warnings": prof.warnings,
+    })
+}
