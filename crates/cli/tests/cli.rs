@@ -1,0 +1,299 @@
+//! The `parallax` command end to end, on real programs and real files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn parallax() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_parallax"))
+}
+
+/// A test program built from the workloads folder by `cargo test`.
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_parallax"))
+        .parent()
+        .unwrap()
+        .join("examples")
+        .join(name)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("parallax-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn report_json(dir: &Path) -> Value {
+    let o = parallax()
+        .args(["report", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Calls of `region` in a flat profile (JSON rows).
+fn calls(flat: &Value, region: &str) -> u64 {
+    flat.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["region"] == region)
+        .map_or(0, |r| r["count"].as_u64().unwrap())
+}
+
+#[test]
+fn demo_measures_and_reports_the_workload() {
+    let dir = tmp("demo");
+    let o = parallax()
+        .args(["demo", "--threads", "3", "--iterations", "10", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for needle in [
+        "Flat profile, all locations",
+        "Call paths",
+        "Barrier::wait",
+        "compute",
+        "Mutex::lock",
+        "Location 0:",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+    assert!(dir.join("manifest.json").is_file());
+    let r = report_json(&dir);
+    assert_eq!(
+        r["locations"].as_array().unwrap().len(),
+        4,
+        "main and 3 workers"
+    );
+    let total = &r["total"]["flat"];
+    assert_eq!(calls(total, "compute"), 30);
+    assert_eq!(calls(total, "Barrier::wait"), 30);
+    assert_eq!(calls(total, "iteration"), 30);
+    assert_eq!(calls(total, "thread::join"), 3);
+    // The imbalance shows: the last worker computes most and waits least.
+    let per = |loc: &Value, region: &str| {
+        loc["flat"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["region"] == region)
+            .unwrap()["exclusive_ns"]
+            .as_f64()
+            .unwrap()
+    };
+    let locs: Vec<&Value> = r["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| calls(&l["flat"], "compute") > 0)
+        .collect();
+    let fastest = locs.iter().find(|l| l["name"] == "worker-0").unwrap();
+    let slowest = locs.iter().find(|l| l["name"] == "worker-2").unwrap();
+    assert!(per(slowest, "compute") > 2.0 * per(fastest, "compute"));
+    assert!(per(fastest, "Barrier::wait") > per(slowest, "Barrier::wait"));
+    // A second demo into the same directory replaces the first.
+    let o = parallax()
+        .args(["demo", "--threads", "2", "--iterations", "2", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(report_json(&dir)["locations"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn run_measures_a_linked_program_and_keeps_its_exit_code() {
+    for mode in ["trace", "profile", "both"] {
+        let dir = tmp(&format!("run-{mode}"));
+        let o = parallax()
+            .args(["run", "--mode", mode, "--out"])
+            .arg(&dir)
+            .arg("--")
+            .arg(example("imbalance"))
+            .args(["3", "7"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{mode}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("checksum"),
+            "the program's own output passes through"
+        );
+        let r = report_json(&dir);
+        let total = &r["total"]["flat"];
+        assert_eq!(calls(total, "compute"), 21, "{mode}");
+        assert_eq!(calls(total, "work"), 3, "{mode}");
+        assert_eq!(calls(total, "Mutex::lock"), 21, "{mode}");
+        let source = if mode == "trace" { "trace" } else { "runtime" };
+        assert!(r["locations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["source"] == source));
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["status"], "exit 0");
+    }
+}
+
+#[test]
+fn run_of_a_crashing_program_keeps_its_events() {
+    let dir = tmp("crash");
+    let o = parallax()
+        .args(["run", "--mode", "trace", "--out"])
+        .arg(&dir)
+        .arg("--")
+        .arg(example("imbalance"))
+        .args(["2", "5", "crash"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(128 + 11), "{}", stderr(&o));
+    assert!(stderr(&o).contains("killed by signal 11"), "{}", stderr(&o));
+    let r = report_json(&dir);
+    assert_eq!(calls(&r["total"]["flat"], "compute"), 10);
+    assert_eq!(r["processes"][0]["finished_cleanly"], false);
+}
+
+#[test]
+fn run_explains_what_cannot_run() {
+    let o = parallax()
+        .args(["run", "--", "no-such-program-xyz"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not found on PATH"), "{}", stderr(&o));
+    let f = tmp("not-exec");
+    std::fs::write(&f, "data").unwrap();
+    let o = parallax().args(["run", "--"]).arg(&f).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not executable"), "{}", stderr(&o));
+    let dir = tmp("unlinked");
+    let o = parallax()
+        .args(["run", "--out"])
+        .arg(&dir)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("recorded nothing"), "{}", stderr(&o));
+    let o = parallax()
+        .args(["run", "--mode", "fast", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("profile, trace, both"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn report_survives_damaged_files_and_refuses_non_experiments() {
+    let dir = tmp("damaged");
+    let o = parallax()
+        .args(["run", "--mode", "trace", "--buffer", "4k", "--out"])
+        .arg(&dir)
+        .arg("--")
+        .arg(example("imbalance"))
+        .args(["2", "200"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let full = calls(&report_json(&dir)["total"]["flat"], "compute");
+    assert_eq!(full, 400);
+    // Cut a worker's event file in the middle of a block.
+    let rank = dir.join("rank-00000");
+    let victim = std::fs::read_dir(&rank)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pxe"))
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let len = std::fs::metadata(&victim).unwrap().len();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&victim)
+        .unwrap();
+    f.set_len(len * 2 / 3).unwrap();
+    let o = parallax().args(["report"]).arg(&dir).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("warning:") && stdout(&o).contains("file ends"),
+        "{}",
+        stdout(&o)
+    );
+    let cut = calls(&report_json(&dir)["total"]["flat"], "compute");
+    assert!(
+        cut < full && cut > full / 3,
+        "kept the complete blocks: {cut} of {full}"
+    );
+    // Not an experiment at all.
+    let empty = tmp("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = parallax().args(["report"]).arg(&empty).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a Parallax experiment"),
+        "{}",
+        stderr(&o)
+    );
+    let o = parallax()
+        .args(["report", "/nonexistent/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/nonexistent/dir"), "{}", stderr(&o));
+}
+
+#[test]
+fn calibrate_prints_a_table_and_json() {
+    let o = parallax()
+        .args(["calibrate", "--batches", "20"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let t = stdout(&o);
+    assert!(
+        t.contains("clock_read") && t.contains("enter") && t.contains("variance"),
+        "{t}"
+    );
+    let o = parallax()
+        .args(["calibrate", "--json", "--batches", "20"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let probes = v["probes"].as_array().unwrap();
+    assert_eq!(probes.len(), 15, "5 probes in 3 modes");
+    let enter = probes
+        .iter()
+        .find(|p| p["mode"] == "trace" && p["probe"] == "enter")
+        .unwrap();
+    assert!(enter["mean_ns"].as_f64().unwrap() > 0.0);
+    assert!(v["clock"]["ns_per_tick"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn help_explains_every_command() {
+    let o = parallax().arg("--help").output().unwrap();
+    let h = stdout(&o);
+    for c in ["demo", "report", "calibrate", "run"] {
+        assert!(h.contains(c), "{h}");
+    }
+    let o = parallax().args(["run", "--help"]).output().unwrap();
+    assert!(stdout(&o).contains("--mode"));
+    let o = parallax().arg("frobnicate").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

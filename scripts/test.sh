@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what the tests need, then checks formatting
+# and lints and runs every test of the workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+
+echo "== cargo fmt --check" >&2
+cargo fmt --all -- --check
+echo "== cargo clippy" >&2
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo test" >&2
+cargo test --workspace
