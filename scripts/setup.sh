@@ -3,7 +3,11 @@
 # Safe to run again: packages already present are not touched.
 set -euo pipefail
 
-packages=(build-essential pkg-config)
+packages=(build-essential pkg-config
+    # OTF2 export/import (libotf2 through FFI) and its tests: otf2-print,
+    # the python3-otf2 reader/writer; Perfetto and profile export tests:
+    # protobuf decoding and pandas, all for Debian's /usr/bin/python3.
+    libotf2-trace-dev otf2-tools python3-otf2 python3-protobuf python3-pandas python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -15,6 +19,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}" >&2
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+# The Perfetto export tests decode traces with the descriptors of
+# perfetto_trace.proto that the `perfetto` Python package ships (only its
+# wheel is needed, not an installation).
+deps="${PARALLAX_TEST_DEPS:-$HOME/.cache/parallax-test-deps}"
+wheel="$deps/perfetto-0.59.1-py3-none-any.whl"
+if [ ! -f "$wheel" ]; then
+    mkdir -p "$deps"
+    echo "setup: downloading the perfetto wheel (trace descriptors) into $deps" >&2
+    /usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: -d "$deps" perfetto==0.59.1
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

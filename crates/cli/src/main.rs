@@ -4,7 +4,9 @@
 mod calibrate;
 mod demo;
 mod experiment_dir;
+mod export;
 mod fmt;
+mod import;
 mod report;
 mod run;
 
@@ -38,6 +40,11 @@ enum Command {
     /// The program must be linked with the `parallax` crate; measurement is
     /// configured through PARALLAX_* environment variables, which this sets.
     Run(run::Args),
+    /// Write an experiment in another tool's format: OTF2, Perfetto, Chrome
+    /// JSON, folded stacks, SVG flame graph, CSV/JSON/Hatchet profiles.
+    Export(export::Args),
+    /// Read an OTF2 archive written by another tool into an experiment.
+    Import(import::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +54,8 @@ fn main() -> ExitCode {
         Command::Report(a) => report::main(a),
         Command::Calibrate(a) => calibrate::main(a),
         Command::Run(a) => run::main(a),
+        Command::Export(a) => export::main(a),
+        Command::Import(a) => import::main(a),
     };
     match result {
         Ok(code) => code,

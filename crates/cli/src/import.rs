@@ -1,0 +1,57 @@
+//! `parallax import TRACE.otf2 --out DIR`: an OTF2 archive written by
+//! another tool as a Parallax experiment.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use parallax_export::otf2::ImportOptions;
+
+use crate::experiment_dir;
+
+/// Arguments of `parallax import`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The OTF2 anchor file (NAME.otf2).
+    pub trace: PathBuf,
+    /// Experiment directory to create (replaced if it holds an earlier
+    /// experiment).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Cost of one probe in ns in the measurement that wrote the trace,
+    /// recorded as calibration so that compensation can remove it.
+    #[arg(long, value_name = "NS")]
+    pub probe_cost_ns: Option<f64>,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    if !parallax_export::otf2_available() {
+        anyhow::bail!(parallax_export::otf2::MISSING);
+    }
+    if let Some(c) = a.probe_cost_ns {
+        anyhow::ensure!(
+            c.is_finite() && c >= 0.0,
+            "--probe-cost-ns must be a non-negative number of ns"
+        );
+    }
+    experiment_dir::prepare(&a.out)?;
+    let opts = ImportOptions {
+        probe_cost_ns: a.probe_cost_ns,
+    };
+    let summary = parallax_export::otf2::import(&a.trace, &a.out, &opts)
+        .with_context(|| format!("cannot import {}", a.trace.display()))?;
+    let command: Vec<String> = std::env::args().collect();
+    experiment_dir::write_manifest(&a.out, &command, "imported", summary.seconds)?;
+    for w in &summary.warnings {
+        eprintln!("parallax: warning: {w}");
+    }
+    eprintln!(
+        "parallax: imported {} events from {} into {} in {:.3} s",
+        summary.events,
+        a.trace.display(),
+        a.out.display(),
+        summary.seconds
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,598 @@
+//! `parallax export` and `parallax import` end to end: experiments made by
+//! the real CLI, read back by the real tools (otf2-print, python3-otf2,
+//! Python's protobuf with Perfetto's descriptors, pandas).
+//!
+//! Needs what `scripts/setup.sh` installs (Debian's libotf2-trace-dev,
+//! otf2-tools, python3-otf2, python3-protobuf, python3-pandas, and the
+//! perfetto wheel).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use parallax_model::event::{CollectiveOp, EventKind, NO_ROOT};
+use parallax_model::experiment::Experiment;
+use serde_json::Value;
+
+fn parallax() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_parallax"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("parallax-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn py_script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../export/tests/py")
+        .join(name)
+}
+
+/// Runs Debian's python3 (which has python3-otf2, protobuf and pandas).
+fn python(args: &[&std::ffi::OsStr]) -> String {
+    let o = Command::new("/usr/bin/python3")
+        .args(args)
+        .output()
+        .expect("/usr/bin/python3 is missing: run scripts/setup.sh");
+    assert!(
+        o.status.success(),
+        "python failed (run scripts/setup.sh to install what the tests need):\n{}",
+        stderr(&o)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn export(dir: &Path, format: &str, out: &Path, extra: &[&str]) -> String {
+    let o = parallax()
+        .arg("export")
+        .arg(dir)
+        .args(["--format", format, "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "export {format}: {}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("parallax: wrote"), "{e}");
+    e
+}
+
+// === The test workload ===
+
+/// The demo (threads, a contended mutex, a barrier), made once.
+fn demo() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tmp("demo");
+        let o = parallax()
+            .args(["demo", "--threads", "3", "--iterations", "12", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        dir
+    })
+}
+
+/// Two ranks of an MPI-like program that records every kind of event,
+/// each measured by `parallax run`, put together in one experiment.
+fn ranks() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tmp("ranks");
+        let exe = std::env::current_exe().unwrap();
+        for rank in 0..2 {
+            let out = if rank == 0 {
+                dir.clone()
+            } else {
+                tmp("ranks-1")
+            };
+            let o = parallax()
+                .args(["run", "--mode", "trace", "--no-report", "--out"])
+                .arg(&out)
+                .arg("--")
+                .arg(&exe)
+                .args(["--exact", "sim_child", "--nocapture", "--test-threads", "1"])
+                .env("PARALLAX_EXPORT_SIM_RANK", rank.to_string())
+                .env("PARALLAX_RANK", rank.to_string())
+                .env("PARALLAX_RANKS", "2")
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "rank {rank}: {}", stderr(&o));
+            if rank == 1 {
+                std::fs::rename(out.join("rank-00001"), dir.join("rank-00001")).unwrap();
+            }
+        }
+        dir
+    })
+}
+
+const STEPS: u64 = 6;
+
+/// The workload of one rank, when run as a child of `ranks()`.
+#[test]
+fn sim_child() {
+    use parallax::events::{self, record};
+    let Ok(rank) = std::env::var("PARALLAX_EXPORT_SIM_RANK") else {
+        return;
+    };
+    let rank: u32 = rank.parse().unwrap();
+    let other = 1 - rank;
+    events::define_group(0, vec![0, 1]);
+    let metric = events::register_metric("flops", "1");
+    {
+        let _g = parallax::region!(Setup, "MPI_Init");
+    }
+    let lock = std::sync::Arc::new(parallax::sync::Mutex::new(0u64));
+    let helper = {
+        let lock = lock.clone();
+        parallax::spawn_named(Some("helper".into()), move || {
+            for _ in 0..STEPS {
+                let _g = parallax::region!(Function, "help");
+                *lock.lock().unwrap() += 1;
+            }
+        })
+    };
+    for i in 0..STEPS {
+        let _it = parallax::region!(Loop, "step");
+        {
+            let _c = parallax::region!(Function, "compute");
+            std::hint::black_box((0..20_000u64).sum::<u64>());
+        }
+        let bytes = 1024 * (i + 1);
+        if rank == 0 {
+            let _g = parallax::region!(Send, "MPI_Send");
+            events::send(other, 7, 0, bytes);
+        } else {
+            let _g = parallax::region!(Recv, "MPI_Recv");
+            events::recv(other, 7, 0, bytes);
+        }
+        {
+            let _g = parallax::region!(Send, "MPI_Isend");
+            record(EventKind::IsendBegin {
+                peer: other,
+                tag: 9,
+                comm: 0,
+                bytes: 64,
+                request: 100 + i,
+            });
+        }
+        {
+            let _g = parallax::region!(Recv, "MPI_Irecv");
+            record(EventKind::IrecvBegin { request: 200 + i });
+        }
+        {
+            let _g = parallax::region!(Wait, "MPI_Waitall");
+            record(EventKind::IsendComplete { request: 100 + i });
+            record(EventKind::IrecvComplete {
+                peer: other,
+                tag: 9,
+                comm: 0,
+                bytes: 64,
+                request: 200 + i,
+            });
+        }
+        {
+            let _g = parallax::region!(Collective, "MPI_Allreduce");
+            events::collective_begin();
+            events::collective_end(CollectiveOp::Allreduce, 0, NO_ROOT, 8, 8);
+        }
+        {
+            let _g = parallax::region!(Collective, "MPI_Bcast");
+            events::collective_begin();
+            let (s, r) = if rank == 0 { (256, 0) } else { (0, 256) };
+            events::collective_end(CollectiveOp::Broadcast, 0, 0, s, r);
+        }
+        {
+            let _g = parallax::region!(Barrier, "MPI_Barrier");
+            events::collective_begin();
+            events::collective_end(CollectiveOp::Barrier, 0, NO_ROOT, 0, 0);
+        }
+        events::metric(metric, 1000 * i as i64);
+        parallax::mark!("step", i);
+        {
+            let _g = parallax::region!(Put, "shmem_put");
+            record(EventKind::Put {
+                target: other,
+                bytes: 32,
+                addr: 0x1000 + i,
+            });
+        }
+        {
+            let _g = parallax::region!(Get, "shmem_get");
+            record(EventKind::Get {
+                target: other,
+                bytes: 16,
+                addr: 0x2000 + i,
+            });
+        }
+        {
+            let _g = parallax::region!(Atomic, "shmem_atomic_add");
+            record(EventKind::Atomic {
+                target: other,
+                bytes: 8,
+                addr: 0x3000,
+            });
+        }
+        {
+            let _g = parallax::region!(RmaSync, "shmem_quiet");
+            record(EventKind::RmaComplete { target: u32::MAX });
+        }
+        {
+            let _g = parallax::region!(WaitOnValue, "shmem_wait_until");
+            record(EventKind::ValueReached { addr: 0x4000 });
+        }
+        {
+            let _g = parallax::region!(Fork, "parallel");
+            record(EventKind::Fork { team: 5, size: 2 });
+            record(EventKind::Join { team: 5 });
+        }
+        events::sem_post(0x77);
+        events::sem_acquired(0x77);
+        events::advance(0x88, i);
+        events::await_done(0x88, i);
+        *lock.lock().unwrap() += 1;
+    }
+    helper.join().unwrap();
+    {
+        let _g = parallax::region!(Setup, "MPI_Finalize");
+    }
+}
+
+// === What the experiment holds, read with the model ===
+
+/// Per location (rank, thread): events by kind name, enters by region name,
+/// and the first and last times in ns since the experiment's start.
+#[derive(Debug, Default)]
+struct Truth {
+    kinds: BTreeMap<String, u64>,
+    enters: BTreeMap<String, u64>,
+    first_ns: u64,
+    last_ns: u64,
+    events: u64,
+    /// (peer, bytes) of sends and receives, in order.
+    sends: Vec<(u32, u64)>,
+    recvs: Vec<(u32, u64)>,
+}
+
+fn truth(dir: &Path) -> BTreeMap<(u32, u32), Truth> {
+    let exp = Experiment::open(dir).unwrap();
+    let t0 = exp.t0_ns();
+    let mut out = BTreeMap::new();
+    for p in &exp.processes {
+        for l in p.locations.values() {
+            if l.events.is_none() {
+                continue;
+            }
+            let (events, err) = p.events(l.thread).unwrap().read_all();
+            assert!(err.is_none());
+            let mut t = Truth::default();
+            for (i, e) in events.iter().enumerate() {
+                let ns = (p.clock.ns(e.time) - t0).round().max(0.0) as u64;
+                if i == 0 {
+                    t.first_ns = ns;
+                }
+                t.last_ns = ns;
+                t.events += 1;
+                *t.kinds.entry(e.kind.name().to_string()).or_default() += 1;
+                match e.kind {
+                    EventKind::Enter { region } => {
+                        *t.enters.entry(p.region_name(region)).or_default() += 1
+                    }
+                    EventKind::Send { peer, bytes, .. }
+                    | EventKind::IsendBegin { peer, bytes, .. } => t.sends.push((peer, bytes)),
+                    EventKind::Recv { peer, bytes, .. }
+                    | EventKind::IrecvComplete { peer, bytes, .. } => t.recvs.push((peer, bytes)),
+                    _ => {}
+                }
+            }
+            out.insert((p.rank, l.thread), t);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_test_workload_records_every_event_kind() {
+    let t = truth(ranks());
+    let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+    for l in t.values() {
+        for (k, n) in &l.kinds {
+            *kinds.entry(k.clone()).or_default() += n;
+        }
+    }
+    for k in [
+        "enter",
+        "leave",
+        "send",
+        "recv",
+        "isend_begin",
+        "isend_complete",
+        "irecv_begin",
+        "irecv_complete",
+        "collective_begin",
+        "collective_end",
+        "lock_request",
+        "lock_acquired",
+        "lock_release",
+        "sem_post",
+        "sem_acquired",
+        "advance",
+        "await_done",
+        "thread_create",
+        "thread_begin",
+        "thread_end",
+        "thread_join",
+        "fork",
+        "join",
+        "put",
+        "get",
+        "atomic",
+        "rma_complete",
+        "value_reached",
+        "metric",
+        "mark",
+    ] {
+        assert!(
+            kinds.get(k).copied().unwrap_or(0) > 0,
+            "no {k} in {kinds:?}"
+        );
+    }
+    assert_eq!(
+        t.keys().filter(|k| k.0 == 1).count(),
+        2,
+        "rank 1: 2 threads"
+    );
+}
+
+// === Chrome JSON ===
+
+#[test]
+fn chrome_json_has_every_event_with_its_time() {
+    for dir in [demo(), ranks()] {
+        let out = tmp("chrome").with_extension("json");
+        export(dir, "chrome", &out, &[]);
+        let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        let evs = v["traceEvents"].as_array().unwrap();
+        let truth = truth(dir);
+        for (&(rank, thread), t) in &truth {
+            let mine: Vec<&Value> = evs
+                .iter()
+                .filter(|e| e["pid"] == rank && e["tid"] == thread && e["ph"] != "M")
+                .collect();
+            let count = |ph: &str| mine.iter().filter(|e| e["ph"] == ph).count() as u64;
+            let enters = t.kinds.get("enter").copied().unwrap_or(0);
+            let leaves = t.kinds.get("leave").copied().unwrap_or(0);
+            let flushes = t.kinds.get("flush_begin").copied().unwrap_or(0);
+            assert_eq!(count("B"), enters + flushes);
+            assert_eq!(count("E"), leaves + flushes);
+            assert_eq!(
+                count("i") + count("C"),
+                t.events - enters - leaves - 2 * flushes
+            );
+            for (name, n) in &t.enters {
+                let got = mine
+                    .iter()
+                    .filter(|e| e["ph"] == "B" && e["name"] == name.as_str())
+                    .count() as u64;
+                assert_eq!(got, *n, "{name}");
+            }
+            let ts: Vec<f64> = mine
+                .iter()
+                .filter(|e| e["ph"] != "s" && e["ph"] != "f")
+                .map(|e| e["ts"].as_f64().unwrap())
+                .collect();
+            assert!((ts[0] * 1000.0 - t.first_ns as f64).abs() < 1.5);
+            assert!((ts[ts.len() - 1] * 1000.0 - t.last_ns as f64).abs() < 1.5);
+            assert!(ts.windows(2).all(|w| w[0] <= w[1]));
+        }
+        // Every flow that starts also ends.
+        let starts = evs.iter().filter(|e| e["ph"] == "s").count();
+        let ends = evs.iter().filter(|e| e["ph"] == "f").count();
+        assert_eq!(starts, ends);
+        assert!(starts > 0);
+    }
+}
+
+// === Perfetto ===
+
+#[test]
+fn perfetto_trace_decodes_with_the_official_descriptors() {
+    for dir in [demo(), ranks()] {
+        let out = tmp("perfetto").with_extension("pftrace");
+        export(dir, "perfetto", &out, &[]);
+        let s: Value = serde_json::from_str(&python(&[
+            py_script("perfetto_summary.py").as_os_str(),
+            out.as_os_str(),
+        ]))
+        .unwrap();
+        assert_eq!(s["errors"], serde_json::json!([]), "{s}");
+        let truth = truth(dir);
+        let tracks = s["tracks"].as_array().unwrap();
+        let threads: Vec<&Value> = tracks.iter().filter(|t| t["kind"] == "thread").collect();
+        assert_eq!(threads.len(), truth.len());
+        let mut flows = 0u64;
+        for (&(rank, thread), t) in &truth {
+            let track = threads
+                .iter()
+                .find(|x| {
+                    x["pid"] == rank + 1
+                        && x["name"]
+                            .as_str()
+                            .unwrap()
+                            .starts_with(&format!("thread {thread}"))
+                })
+                .unwrap();
+            let key = format!("{}:{}", track["pid"], track["tid"]);
+            let e = &s["events"][&key];
+            let n = |k: &str| t.kinds.get(k).copied().unwrap_or(0);
+            let flushes = n("flush_begin");
+            assert_eq!(e["begin"], n("enter") + flushes, "{key}");
+            assert_eq!(e["end"], n("leave") + flushes, "{key}");
+            assert_eq!(e["counter"], n("metric"));
+            assert_eq!(
+                e["instant"].as_u64().unwrap() + e["counter"].as_u64().unwrap(),
+                t.events - n("enter") - n("leave") - 2 * flushes
+            );
+            for (name, c) in &t.enters {
+                assert_eq!(e["names"][name], *c, "{key} {name}");
+            }
+            assert_eq!(e["first_ts"], t.first_ns);
+            assert_eq!(e["last_ts"], t.last_ns);
+            assert_eq!(e["depth"], 0);
+            let sent: u64 = t.sends.iter().map(|s| s.1).sum();
+            let got = e["annotations"]["send.bytes"].as_u64().unwrap_or(0)
+                + e["annotations"]["isend_begin.bytes"].as_u64().unwrap_or(0);
+            assert_eq!(got, sent);
+            flows += t.sends.len() as u64 + n("thread_create") + n("thread_end");
+        }
+        assert_eq!(s["flows"]["matched"], flows, "{}", s["flows"]);
+        assert_eq!(s["flows"]["started"], flows);
+    }
+}
+
+// === Flame graphs and profiles ===
+
+/// Exclusive ns per location label, from the JSON report.
+fn report(dir: &Path) -> Value {
+    let o = parallax()
+        .args(["report", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn folded_stacks_and_flame_graph_add_up_to_the_profile() {
+    let dir = demo();
+    let r = report(dir);
+    let total_excl: f64 = r["total"]["flat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["exclusive_ns"].as_f64().unwrap())
+        .sum();
+    for merged in [false, true] {
+        let out = tmp("folded").with_extension("folded");
+        let extra: &[&str] = if merged { &["--merged"] } else { &[] };
+        export(dir, "folded", &out, extra);
+        let text = std::fs::read_to_string(&out).unwrap();
+        let mut sum = 0.0;
+        for line in text.lines() {
+            let (stack, v) = line.rsplit_once(' ').unwrap();
+            sum += v.parse::<f64>().unwrap();
+            let frames: Vec<&str> = stack.split(';').collect();
+            if merged {
+                assert!(!frames[0].starts_with("rank "), "{line}");
+            } else {
+                assert!(frames[0].starts_with("rank 0 thread "), "{line}");
+            }
+        }
+        // Rounding to integer ns per line.
+        assert!(
+            (sum - total_excl).abs() <= text.lines().count() as f64,
+            "{sum} vs {total_excl}"
+        );
+        assert!(text.contains("worker;iteration;compute "), "{text}");
+    }
+    // One location.
+    let out = tmp("folded1").with_extension("folded");
+    export(dir, "folded", &out, &["--location", "0:1"]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.lines().all(|l| l.starts_with("rank 0 thread 1")));
+    // The SVG is a flame graph with the regions in it.
+    let svg = tmp("flame").with_extension("svg");
+    export(dir, "svg", &svg, &[]);
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<?xml") && s.contains("<svg"));
+    for name in ["compute", "Barrier::wait", "Mutex::lock"] {
+        assert!(s.contains(name), "{name}");
+    }
+    // A bad location is an error that says what is wrong.
+    let o = parallax()
+        .arg("export")
+        .arg(dir)
+        .args(["--format", "folded", "--location", "7:0", "--out"])
+        .arg(tmp("none"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no location 7:0"), "{}", stderr(&o));
+}
+
+#[test]
+fn csv_and_json_profiles_load_in_pandas_in_one_call() {
+    let dir = demo();
+    let r = report(dir);
+    let csv = tmp("profile").with_extension("csv");
+    let json = tmp("profile").with_extension("json");
+    let hatchet = tmp("hatchet").with_extension("json");
+    export(dir, "csv", &csv, &[]);
+    export(dir, "json", &json, &[]);
+    export(dir, "hatchet", &hatchet, &["--merged"]);
+    let code = r#"
+import json, sys
+import pandas as pd
+a = pd.read_csv(sys.argv[1])
+b = pd.read_json(sys.argv[2])
+h = json.load(open(sys.argv[3]))
+def walk(n):
+    return n["metrics"]["time"] + sum(walk(c) for c in n.get("children", []))
+print(json.dumps({
+    "rows": [len(a), len(b)],
+    "columns": list(a.columns),
+    "excl": [float(a.exclusive_ns.sum()), float(b.exclusive_ns.sum())],
+    "compute_calls": int(a[a.region == "compute"]["count"].sum()),
+    "locations": sorted(int(x) for x in a.thread.unique()),
+    "hatchet_excl": sum(walk(n) for n in h),
+    "hatchet_roots": [n["frame"]["name"] for n in h],
+}))
+"#;
+    let got: Value = serde_json::from_str(&python(&[
+        "-c".as_ref(),
+        code.as_ref(),
+        csv.as_os_str(),
+        json.as_os_str(),
+        hatchet.as_os_str(),
+    ]))
+    .unwrap();
+    let total_excl: f64 = r["total"]["flat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["exclusive_ns"].as_f64().unwrap())
+        .sum();
+    let paths: usize = r["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["paths"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(got["rows"], serde_json::json!([paths, paths]));
+    for i in 0..2 {
+        assert!((got["excl"][i].as_f64().unwrap() - total_excl).abs() < 1.0);
+    }
+    assert!((got["hatchet_excl"].as_f64().unwrap() - total_excl).abs() < 1.0);
+    assert_eq!(got["compute_calls"], 36);
+    assert_eq!(got["locations"], serde_json::json!([0, 1, 2, 3]));
+    for c in [
+        "rank",
+        "thread",
+        "path",
+        "region",
+        "kind",
+        "inclusive_ns",
+        "exclusive_ns",
+    ] {
+        assert!(got["columns"].as_array().unwrap().iter().any(|x| x == c));
+    }
+}

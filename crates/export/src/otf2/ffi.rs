@@ -1,0 +1,1 @@
+//! FFI declarations of libotf2.
