@@ -1,0 +1,40 @@
+//! `parallax-bench`: benchmarks of the Parallax runtime.
+//!
+//! Each benchmark is a subcommand; `overhead` measures the cost of one
+//! region enter+leave pair in Parallax's modes against a minimal tracer
+//! (the floor) and against peer tracers, all in one process.
+
+mod floor;
+mod machine;
+mod overhead;
+mod peers;
+mod px;
+mod stats;
+
+use clap::{Parser, Subcommand};
+
+/// Benchmarks of the Parallax measurement runtime.
+#[derive(Parser, Debug)]
+#[command(name = "parallax-bench", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Cost per region enter+leave pair: floor, Parallax modes, peers,
+    /// bytes per event and sustained trace throughput.
+    Overhead(overhead::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Overhead(args) => overhead::main(&args),
+    };
+    if let Err(e) = result {
+        eprintln!("parallax-bench: {e}");
+        std::process::exit(1);
+    }
+}
