@@ -61,11 +61,30 @@ mod code {
 /// `p` must be valid for writes of [`MAX_RECORD`] bytes.
 #[inline(always)]
 pub unsafe fn put_enter(p: *mut u8, delta: u64, region: RegionId) -> *mut u8 {
-    // Safety: two varints take at most 2 * pv::SLACK <= MAX_RECORD bytes.
+    // Safety: two varints take at most 2 * pv::SLACK <= MAX_RECORD bytes;
+    // the short form stores one word.
     unsafe {
+        if delta < SHORT_DELTA && region < 128 {
+            let (word, n) = short_head((delta << 2) | TAG_ENTER);
+            let word = word | ((((region as u64) << 1) | 1) << (8 * n));
+            p.cast::<[u8; 8]>().write_unaligned(word.to_le_bytes());
+            return p.add(n + 1);
+        }
         let p = pv::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_ENTER);
         pv::put_unchecked(p, region as u64)
     }
+}
+
+/// Deltas below this give a head of at most two bytes, which enter and
+/// leave records write with a single store (the probes' common case).
+const SHORT_DELTA: u64 = 1 << 12;
+
+/// The varint of a head below 2^14 and its length (1 or 2), computed with
+/// one comparison instead of the general length calculation.
+#[inline(always)]
+fn short_head(head: u64) -> (u64, usize) {
+    let n = 1 + (head >= 128) as usize;
+    ((((head << 1) | 1) << (n - 1)), n)
 }
 
 /// Writes a leave record.
@@ -76,7 +95,14 @@ pub unsafe fn put_enter(p: *mut u8, delta: u64, region: RegionId) -> *mut u8 {
 #[inline(always)]
 pub unsafe fn put_leave(p: *mut u8, delta: u64) -> *mut u8 {
     // Safety: one varint takes at most pv::SLACK bytes.
-    unsafe { pv::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_LEAVE) }
+    unsafe {
+        if delta < SHORT_DELTA {
+            let (word, n) = short_head(delta << 2);
+            p.cast::<[u8; 8]>().write_unaligned(word.to_le_bytes());
+            return p.add(n);
+        }
+        pv::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_LEAVE)
+    }
 }
 
 /// Writes any event as one record with the given delta.
@@ -534,6 +560,27 @@ mod tests {
         let mut time = 900;
         decode_records(&bytes, &mut time, &mut Vec::new(), |e| got.push(e)).unwrap();
         assert_eq!(got, events);
+    }
+
+    #[test]
+    fn short_forms_equal_general_varints() {
+        for delta in [0u64, 1, 31, 32, 100, 4095, 4096, 1 << 20] {
+            for region in [0u32, 1, 127, 128, 1 << 20] {
+                let mut fast = [0u8; MAX_RECORD];
+                let mut general = Vec::new();
+                pv::put(&mut general, (delta << 2) | TAG_ENTER);
+                pv::put(&mut general, region as u64);
+                // Safety: the buffer has MAX_RECORD bytes.
+                let n = unsafe {
+                    put_enter(fast.as_mut_ptr(), delta, region).offset_from(fast.as_ptr())
+                };
+                assert_eq!(&fast[..n as usize], &general[..], "enter {delta} {region}");
+                let mut general = Vec::new();
+                pv::put(&mut general, delta << 2);
+                let n = unsafe { put_leave(fast.as_mut_ptr(), delta).offset_from(fast.as_ptr()) };
+                assert_eq!(&fast[..n as usize], &general[..], "leave {delta}");
+            }
+        }
     }
 
     #[test]

@@ -11,12 +11,20 @@ static USE_TSC: AtomicBool = AtomicBool::new(false);
 /// Current tick.
 #[inline(always)]
 pub fn now() -> u64 {
+    read(USE_TSC.load(Relaxed))
+}
+
+/// Current tick, from the TSC if `tsc` (which the caller read from
+/// [`source`] once, so that probes need not).
+#[inline(always)]
+pub fn read(tsc: bool) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if USE_TSC.load(Relaxed) {
+    if tsc {
         // Safety: `rdtsc` has no preconditions; it is only selected where
         // the CPU reports an invariant TSC.
         return unsafe { core::arch::x86_64::_rdtsc() };
     }
+    let _ = tsc;
     mono_ns()
 }
 

@@ -34,8 +34,9 @@ pub(crate) struct ThreadState {
     limit: AtomicPtr<u8>,
     /// Tick of the last record.
     last: u64,
-    trace: bool,
-    profiling: bool,
+    /// What this thread records and how it reads the clock: `TRACE`,
+    /// `PROFILE` and `TSC` bits, tested together from one load.
+    mode: u8,
     pub(crate) profile: Profile,
     // --- cold ---
     buf: Box<[u8]>,
@@ -59,6 +60,18 @@ pub(crate) struct ThreadState {
 /// Size of the signal stack given to measured threads.
 const ALTSTACK: usize = 256 << 10;
 
+const TRACE: u8 = 1;
+const PROFILE: u8 = 2;
+const TSC: u8 = 4;
+
+fn tsc_bit() -> u8 {
+    if clock::source() == parallax_model::defs::ClockSource::Tsc {
+        TSC
+    } else {
+        0
+    }
+}
+
 /// Room kept free behind `limit`: the record that crossed it and a
 /// flush-begin record.
 const RESERVE: usize = 3 * MAX_RECORD;
@@ -77,8 +90,7 @@ impl ThreadState {
             pos: AtomicPtr::new(start),
             limit: AtomicPtr::new(limit),
             last: 0,
-            trace: true,
-            profiling: false,
+            mode: TRACE | tsc_bit(),
             profile: Profile::new(max_nodes, max_depth),
             buf,
             block_base: 0,
@@ -109,8 +121,15 @@ impl ThreadState {
     }
 
     pub(crate) fn set_modes(&mut self, trace: bool, profile: bool) {
-        self.trace = trace;
-        self.profiling = profile;
+        self.mode = if trace { TRACE } else { 0 } | if profile { PROFILE } else { 0 } | tsc_bit();
+    }
+
+    fn traces(&self) -> bool {
+        self.mode & TRACE != 0
+    }
+
+    fn profiles(&self) -> bool {
+        self.mode & PROFILE != 0
     }
 
     fn start(&self) -> *mut u8 {
@@ -133,34 +152,32 @@ impl ThreadState {
 
     #[inline(always)]
     pub(crate) fn enter(&mut self, region: RegionId) {
-        self.check();
-        let t = clock::now();
-        let t = t.max(self.last);
-        if self.trace {
-            let p = self.pos.load(Relaxed);
-            // Safety: `p` is at most `limit`, which leaves RESERVE bytes.
+        let p = self.room();
+        let m = self.mode;
+        let t = clock::read(m & TSC != 0).max(self.last);
+        if m & TRACE != 0 {
+            // Safety: `room` left at least RESERVE bytes after `p`.
             let p = unsafe { evcodec::put_enter(p, t - self.last, region) };
             self.pos.store(p, Release);
             self.last = t;
         }
-        if self.profiling {
+        if m & PROFILE != 0 {
             self.profile.enter(region, t);
         }
     }
 
     #[inline(always)]
     pub(crate) fn leave(&mut self) {
-        self.check();
-        let t = clock::now();
-        let t = t.max(self.last);
-        if self.trace {
-            let p = self.pos.load(Relaxed);
+        let p = self.room();
+        let m = self.mode;
+        let t = clock::read(m & TSC != 0).max(self.last);
+        if m & TRACE != 0 {
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_leave(p, t - self.last) };
             self.pos.store(p, Release);
             self.last = t;
         }
-        if self.profiling {
+        if m & PROFILE != 0 {
             self.profile.leave(t);
         }
     }
@@ -168,10 +185,10 @@ impl ThreadState {
     /// Records an event other than enter/leave (those keep the profile too).
     #[inline(always)]
     pub(crate) fn event(&mut self, kind: &EventKind) {
-        if self.trace {
-            self.check();
-            let t = clock::now().max(self.last);
-            let p = self.pos.load(Relaxed);
+        let m = self.mode;
+        if m & TRACE != 0 {
+            let p = self.room();
+            let t = clock::read(m & TSC != 0).max(self.last);
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
             self.pos.store(p, Release);
@@ -179,13 +196,16 @@ impl ThreadState {
         }
     }
 
-    /// Takes the cold path before a record if the buffer has no room for
-    /// it, or the state was closed from outside.
+    /// The write position, after taking the cold path if the buffer has no
+    /// room for a record or the state was closed from outside.
     #[inline(always)]
-    fn check(&mut self) {
-        if self.pos.load(Relaxed) > self.limit.load(Relaxed) {
-            self.cold();
+    fn room(&mut self) -> *mut u8 {
+        let p = self.pos.load(Relaxed);
+        if p <= self.limit.load(Relaxed) {
+            return p;
         }
+        self.cold();
+        self.pos.load(Relaxed)
     }
 
     // === cold path ===
@@ -227,9 +247,7 @@ impl ThreadState {
         let p = unsafe { evcodec::put_event(p, t1 - t0, &EventKind::FlushEnd) };
         self.pos.store(p, Release);
         self.last = t1;
-        if self.profiling {
-            process::note_flush();
-        }
+        process::note_flush();
     }
 
     fn pending(&self) -> usize {
@@ -305,10 +323,10 @@ impl ThreadState {
             return;
         }
         if !self.closed.load(Relaxed) {
-            if self.trace {
+            if self.traces() {
                 self.write_block();
             }
-            if self.profiling {
+            if self.profiles() {
                 process::write_profile(self, crash);
             }
             if self.fd >= 0 {
