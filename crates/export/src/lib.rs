@@ -264,6 +264,16 @@ pub fn export(exp: &Experiment, opts: &Options, out: &Path) -> Result<Summary, E
     };
     summary.seconds = started.elapsed().as_secs_f64();
     summary.bytes = output_bytes(out);
+    if opts.format == Format::Otf2 {
+        // The anchor file, and the archive's directory and definitions
+        // beside it.
+        if let (Some(dir), Some(stem)) = (out.parent(), out.file_stem()) {
+            summary.bytes += output_bytes(&dir.join(stem));
+            let mut def = stem.to_os_string();
+            def.push(".def");
+            summary.bytes += output_bytes(&dir.join(def));
+        }
+    }
     if opts.format.is_trace() {
         summary.native_bytes = stream::native_bytes(exp, &opts.selection);
     }
