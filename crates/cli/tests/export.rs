@@ -596,3 +596,195 @@ print(json.dumps({
         assert!(got["columns"].as_array().unwrap().iter().any(|x| x == c));
     }
 }
+
+// === OTF2 ===
+
+/// The OTF2 record (python3-otf2 class name) of a Parallax event kind.
+fn otf2_kind(k: &str) -> Option<&'static str> {
+    Some(match k {
+        "enter" => "Enter",
+        "leave" => "Leave",
+        "send" => "MpiSend",
+        "recv" => "MpiRecv",
+        "isend_begin" => "MpiIsend",
+        "isend_complete" => "MpiIsendComplete",
+        "irecv_begin" => "MpiIrecvRequest",
+        "irecv_complete" => "MpiIrecv",
+        "collective_begin" => "MpiCollectiveBegin",
+        "collective_end" => "MpiCollectiveEnd",
+        "lock_request" | "sem_post" | "sem_acquired" | "advance" | "await_done" => {
+            "ParameterUnsignedInt"
+        }
+        "lock_acquired" => "ThreadAcquireLock",
+        "lock_release" => "ThreadReleaseLock",
+        "thread_create" => "ThreadCreate",
+        "thread_begin" => "ThreadBegin",
+        "thread_end" => "ThreadEnd",
+        "thread_join" => "ThreadWait",
+        "fork" => "ThreadFork",
+        "join" => "ThreadJoin",
+        "put" => "RmaPut",
+        "get" => "RmaGet",
+        "atomic" => "RmaAtomic",
+        "rma_complete" => "RmaSync",
+        "value_reached" => "RmaWaitChange",
+        "metric" => "Metric",
+        "mark" => "ParameterInt",
+        "flush_begin" => "BufferFlush",
+        _ => return None,
+    })
+}
+
+fn otf2_export(dir: &Path, name: &str) -> PathBuf {
+    let out = tmp(name).join("trace.otf2");
+    let e = export(dir, "otf2", &out, &[]);
+    assert!(e.contains("events/s"), "{e}");
+    assert!(out.is_file() && out.with_extension("").is_dir());
+    out
+}
+
+#[test]
+fn otf2_archive_reads_back_with_python_otf2() {
+    for dir in [demo(), ranks()] {
+        let out = otf2_export(dir, "otf2-py");
+        let s: Value = serde_json::from_str(&python(&[
+            py_script("otf2_summary.py").as_os_str(),
+            out.as_os_str(),
+        ]))
+        .unwrap();
+        assert_eq!(s["errors"], serde_json::json!([]));
+        assert_eq!(s["clock"]["resolution"], 1_000_000_000u64);
+        let truth = truth(dir);
+        let exp = Experiment::open(dir).unwrap();
+        let locs = s["locations"].as_object().unwrap();
+        assert_eq!(locs.len(), truth.len());
+        for (&(rank, thread), t) in &truth {
+            let key = locs
+                .keys()
+                .find(|k| k.starts_with(&format!("rank {rank}/thread {thread}")))
+                .unwrap_or_else(|| panic!("no location {rank}:{thread} in {locs:?}"));
+            let l = &locs[key];
+            let mut want: BTreeMap<&str, u64> = BTreeMap::new();
+            for (k, n) in &t.kinds {
+                if let Some(o) = otf2_kind(k) {
+                    *want.entry(o).or_default() += n;
+                }
+            }
+            let got: BTreeMap<&str, u64> = l["kinds"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_u64().unwrap()))
+                .collect();
+            assert_eq!(got, want, "{key}");
+            for (name, n) in &t.enters {
+                assert_eq!(l["enters"][name], *n, "{key} {name}");
+            }
+            assert_eq!(l["first"], t.first_ns, "{key}");
+            assert_eq!(l["last"], t.last_ns, "{key}");
+            let sends: Vec<(u32, u64)> = l["sends"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| (x[0].as_u64().unwrap() as u32, x[1].as_u64().unwrap()))
+                .collect();
+            let recvs: Vec<(u32, u64)> = l["recvs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| (x[0].as_u64().unwrap() as u32, x[1].as_u64().unwrap()))
+                .collect();
+            assert_eq!(sends, t.sends, "{key}");
+            assert_eq!(recvs, t.recvs, "{key}");
+        }
+        // Every region of the experiment that was entered is defined.
+        let regions: Vec<&str> = s["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        for t in truth.values() {
+            for name in t.enters.keys() {
+                assert!(regions.contains(&name.as_str()), "{name}");
+            }
+        }
+        if dir == ranks() {
+            assert_eq!(s["region_roles"]["MPI_Send"], "RegionRole.POINT2POINT");
+            assert_eq!(s["region_roles"]["MPI_Barrier"], "RegionRole.BARRIER");
+            assert_eq!(s["comms"]["comm 0"], 2, "{}", s["comms"]);
+            let r0 = &locs
+                .iter()
+                .find(|(k, _)| k.starts_with("rank 0/"))
+                .unwrap()
+                .1;
+            assert_eq!(r0["metric_sum"], (0..STEPS).map(|i| 1000 * i).sum::<u64>());
+            assert_eq!(r0["params"]["step"], STEPS);
+            assert_eq!(r0["rma_bytes"], STEPS * (32 + 16));
+        }
+        assert!(exp.processes.len() <= 2);
+    }
+}
+
+#[test]
+fn otf2_archive_reads_back_with_otf2_print() {
+    let dir = ranks();
+    let out = otf2_export(dir, "otf2-print");
+    let o = Command::new("otf2-print")
+        .arg(&out)
+        .output()
+        .expect("otf2-print is missing: run scripts/setup.sh");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // Event lines: NAME  LOCATION  TIMESTAMP  ATTRIBUTES.
+    let mut per_loc: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut names: BTreeMap<String, u64> = BTreeMap::new();
+    let mut first: BTreeMap<u64, u64> = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() < 3
+            || !f[0]
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        {
+            continue;
+        }
+        let (Ok(loc), Ok(ts)) = (f[1].parse::<u64>(), f[2].parse::<u64>()) else {
+            continue;
+        };
+        *per_loc.entry(loc).or_default() += 1;
+        *names.entry(f[0].to_string()).or_default() += 1;
+        first.entry(loc).or_insert(ts);
+    }
+    let truth = truth(dir);
+    for (&(rank, thread), t) in &truth {
+        let loc = ((rank as u64) << 32) | thread as u64;
+        let flushes = t.kinds.get("flush_begin").copied().unwrap_or(0);
+        assert_eq!(per_loc[&loc], t.events - flushes, "{rank}:{thread}");
+        assert_eq!(first[&loc], t.first_ns);
+    }
+    let sum = |k: &str| -> u64 {
+        truth
+            .values()
+            .map(|t| t.kinds.get(k).copied().unwrap_or(0))
+            .sum()
+    };
+    assert_eq!(names["ENTER"], sum("enter"));
+    assert_eq!(names["LEAVE"], sum("leave"));
+    assert_eq!(names["MPI_SEND"], sum("send"));
+    assert_eq!(names["MPI_IRECV"], sum("irecv_complete"));
+    assert_eq!(names["MPI_COLLECTIVE_END"], sum("collective_end"));
+    assert_eq!(names["THREAD_ACQUIRE_LOCK"], sum("lock_acquired"));
+    assert_eq!(names["RMA_PUT"], sum("put"));
+    // The definitions: clock properties at 1 GHz, one location group per
+    // rank, communicators.
+    let o = Command::new("otf2-print")
+        .arg("-G")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let defs = String::from_utf8_lossy(&o.stdout);
+    assert!(defs.contains("Ticks per Seconds: 1000000000"), "{defs}");
+    assert_eq!(defs.matches("\nLOCATION_GROUP ").count(), 2);
+    assert!(defs.contains("Name: \"comm 0\""));
+}
