@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde_json::{json, Value};
 
+use parallax_analysis::concurrency::{self, Concurrency};
+use parallax_analysis::executor::Executor;
 use parallax_analysis::profile::{ExperimentProfile, FlatRow, PathRow, Source, Times};
 use parallax_model::defs::Probe;
 use parallax_model::experiment::Experiment;
@@ -45,6 +47,20 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
 pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location: bool) -> String {
     let mut s = String::new();
     summary(&mut s, exp, prof);
+    if let Some(c) = concurrency_of(exp) {
+        let hist: Vec<String> = (0..=c.locations)
+            .filter(|&k| c.cu(k) >= 0.0005)
+            .map(|k| format!("{k}: {:.1}%", 100.0 * c.cu(k)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "Concurrency CEFF {:.1}%, CAVG {:.2} of {} locations busy; time with k busy: {}",
+            100.0 * c.ceff(),
+            c.cavg(),
+            c.locations,
+            hist.join(", ")
+        );
+    }
     let _ = writeln!(
         s,
         "\nFlat profile, all locations (sorted by exclusive time)"
@@ -72,6 +88,12 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
         let _ = writeln!(s, "\nwarning: {w}");
     }
     s
+}
+
+/// The concurrency profile, where the experiment has traces.
+fn concurrency_of(exp: &Experiment) -> Option<Concurrency> {
+    let c = concurrency::profile(exp, Executor::pool()).ok()?;
+    (c.locations > 0 && c.total_ns > 0.0).then_some(c)
 }
 
 fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
@@ -278,8 +300,18 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
             })
         })
         .collect();
+    let conc = concurrency_of(exp).map(|c| {
+        json!({
+            "locations": c.locations,
+            "total_ns": c.total_ns,
+            "time_ns_with_k_busy": c.time_ns,
+            "ceff": c.ceff(),
+            "cavg": c.cavg(),
+        })
+    });
     json!({
         "experiment": exp.dir,
+        "concurrency": conc,
         "processes": processes,
         "total": {"flat": flat_json(&prof.flat_total(exp)), "paths": paths_json(&prof.paths_total(exp))},
         "locations": locations,
