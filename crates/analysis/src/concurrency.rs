@@ -60,11 +60,15 @@ impl Concurrency {
 }
 
 /// Busy-state changes of one location: (time ns, +1 or -1).
+type Transitions = Vec<(f64, i32)>;
+
+/// The busy-state changes of `loc`, and the problem that cut its stream
+/// short, if any.
 fn transitions(
     exp: &Experiment,
     loc: &Loc,
     t0: f64,
-) -> Result<(Vec<(f64, i32)>, Option<String>), Error> {
+) -> Result<(Transitions, Option<String>), Error> {
     let p = &exp.processes[loc.process];
     let waiting = |r: u32| {
         p.regions.get(&r).is_some_and(|d| {
