@@ -333,6 +333,12 @@ fn exit_from_a_thread_keeps_all_threads_events() {
         .any(|e| count(e, |k| *k == EventKind::Enter { region: last }) == 1));
 }
 
+#[test]
+fn a_thread_that_ends_has_written_everything_before_exit() {
+    let (status, _dir, err) = run("thread_exit", "both", &[]);
+    assert!(status.success(), "{err}");
+}
+
 // === the scenarios, run in child processes ===
 
 #[test]
@@ -346,6 +352,7 @@ fn child() {
         "flow" => flow(),
         "segv" | "abort" | "term" | "int" => crash(&s),
         "exit_in_thread" => exit_in_thread(),
+        "thread_exit" => thread_exit(),
         _ => panic!("unknown scenario {s}"),
     }
 }
@@ -442,4 +449,26 @@ fn exit_in_thread() {
     }
     t.join().unwrap();
     std::thread::sleep(std::time::Duration::from_secs(5));
+}
+
+fn thread_exit() {
+    std::thread::spawn(|| {
+        for _ in 0..100 {
+            let _g = parallax::region!("short-lived");
+        }
+    })
+    .join()
+    .unwrap();
+    // The process is still running: the thread's events and profile must
+    // already be on disk.
+    let p = open(Path::new(&std::env::var("PARALLAX_OUT").unwrap()));
+    let id = region_id(&p, "short-lived");
+    let evs = events(&p);
+    let n: usize = evs
+        .values()
+        .map(|e| count(e, |k| *k == EventKind::Enter { region: id }))
+        .sum();
+    assert_eq!(n, 100);
+    let (trees, _) = p.profiles().unwrap();
+    assert_eq!(trees.len(), 1, "the ended thread's profile");
 }
