@@ -51,7 +51,18 @@ pub fn write_manifest(
                 "pid": info.map(|i| i.pid),
                 "mode": info.map(|i| i.mode.name()),
                 "locations": p.locations.len(),
+                "start_unix_ns": info.map(|i| i.start_unix_ns),
+                "end_unix_ns": p.end_unix_ns,
                 "finished_cleanly": p.end_unix_ns.is_some(),
+                "clock": {
+                    "source": format!("{:?}", p.clock_source).to_lowercase(),
+                    "ns_per_tick": p.clock.ns_per_tick,
+                },
+                "probe_costs_ns": p
+                    .calibration
+                    .iter()
+                    .map(|c| (c.probe.name().to_string(), json!({"mean": c.mean_ns, "sd": c.sd_ns})))
+                    .collect::<serde_json::Map<_, _>>(),
             })
         })
         .collect();
