@@ -788,3 +788,190 @@ fn otf2_archive_reads_back_with_otf2_print() {
     assert_eq!(defs.matches("\nLOCATION_GROUP ").count(), 2);
     assert!(defs.contains("Name: \"comm 0\""));
 }
+
+// === OTF2 import ===
+
+/// The events of every location as (ns since start, event with names for
+/// region ids and communicator ids replaced by `comm`'s numbering).
+type Stream = BTreeMap<(u32, u32), Vec<(u64, String)>>;
+
+fn streams(dir: &Path, raw_ticks: bool) -> (Stream, Vec<BTreeMap<u64, u64>>) {
+    let exp = Experiment::open(dir).unwrap();
+    let t0 = exp.t0_ns();
+    let mut out = Stream::new();
+    let mut comms = Vec::new();
+    for p in &exp.processes {
+        let mut seen: BTreeMap<u64, u64> = BTreeMap::new();
+        for l in p.locations.values() {
+            if l.events.is_none() {
+                continue;
+            }
+            let (events, err) = p.events(l.thread).unwrap().read_all();
+            assert!(err.is_none());
+            let v = events
+                .iter()
+                .map(|e| {
+                    let t = if raw_ticks {
+                        e.time
+                    } else {
+                        (p.clock.ns(e.time) - t0).round().max(0.0) as u64
+                    };
+                    let mut k = e.kind;
+                    let name = match k {
+                        EventKind::Enter { region }
+                        | EventKind::Leave { region }
+                        | EventKind::Mark { mark: region, .. } => p.region_name(region),
+                        EventKind::Metric { metric, .. } => p.metrics[&metric].0.clone(),
+                        _ => String::new(),
+                    };
+                    match &mut k {
+                        EventKind::Enter { region }
+                        | EventKind::Leave { region }
+                        | EventKind::Mark { mark: region, .. } => *region = 0,
+                        EventKind::Metric { metric, .. } => *metric = 0,
+                        EventKind::Send { comm, .. }
+                        | EventKind::Recv { comm, .. }
+                        | EventKind::IsendBegin { comm, .. }
+                        | EventKind::IrecvComplete { comm, .. }
+                        | EventKind::CollectiveEnd { comm, .. } => {
+                            let n = seen.len() as u64;
+                            *comm = *seen.entry(*comm).or_insert(n);
+                        }
+                        _ => {}
+                    }
+                    (t, format!("{k:?} {name}"))
+                })
+                .collect();
+            out.insert((p.rank, l.thread), v);
+        }
+        comms.push(seen);
+    }
+    (out, comms)
+}
+
+#[test]
+fn otf2_round_trip_preserves_every_event() {
+    let dir = ranks();
+    let out = otf2_export(dir, "round-trip");
+    let back = tmp("round-trip-back");
+    let o = parallax()
+        .arg("import")
+        .arg(&out)
+        .arg("--out")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, ca) = streams(dir, false);
+    let (b, cb) = streams(&back, true);
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (loc, ev) in &a {
+        let got = &b[loc];
+        assert_eq!(ev.len(), got.len(), "{loc:?}");
+        for (x, y) in ev.iter().zip(got) {
+            assert_eq!(x, y, "{loc:?}");
+        }
+    }
+    // Communicators map one to one (numbered by first use).
+    assert_eq!(
+        ca.iter().map(|m| m.len()).collect::<Vec<_>>(),
+        cb.iter().map(|m| m.len()).collect::<Vec<_>>()
+    );
+    // Thread names and the report survive as well.
+    let r = report(&back);
+    let names: Vec<&str> = r["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"helper"), "{names:?}");
+}
+
+#[test]
+fn otf2_archive_of_another_writer_imports_for_report() {
+    let dir = tmp("pywriter");
+    std::fs::create_dir_all(&dir).unwrap();
+    let expect: Value = serde_json::from_str(&python(&[
+        py_script("write_otf2.py").as_os_str(),
+        dir.as_os_str(),
+    ]))
+    .unwrap();
+    let back = tmp("pywriter-back");
+    let o = parallax()
+        .arg("import")
+        .arg(dir.join("traces.otf2"))
+        .args(["--probe-cost-ns", "25", "--out"])
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let truth = truth(&back);
+    for (loc, kinds) in expect["locations"].as_object().unwrap() {
+        let (r, t) = loc.split_once(':').unwrap();
+        let t = &truth[&(r.parse().unwrap(), t.parse().unwrap())];
+        for (k, n) in kinds.as_object().unwrap() {
+            let got = if k == "compute" {
+                t.enters.get("compute").copied().unwrap_or(0)
+            } else {
+                t.kinds.get(k).copied().unwrap_or(0)
+            };
+            assert_eq!(got, n.as_u64().unwrap(), "{loc} {k}");
+        }
+    }
+    let sent: u64 = truth
+        .values()
+        .flat_map(|t| t.sends.iter())
+        .filter(|s| s.1 >= 1000)
+        .map(|s| s.1)
+        .sum();
+    assert_eq!(sent, expect["bytes"].as_u64().unwrap());
+    // The 1 MHz timer maps to ns: compute takes 50 us on rank 0.
+    let r = report(&back);
+    let flat = r["locations"][0]["flat"].as_array().unwrap();
+    let compute = flat.iter().find(|x| x["region"] == "compute").unwrap();
+    assert_eq!(compute["count"], 5);
+    assert!((compute["mean_ns"].as_f64().unwrap() - 50_000.0).abs() < 1.0);
+    assert_eq!(
+        flat.iter().find(|x| x["region"] == "MPI_Send").unwrap()["kind"],
+        "send"
+    );
+    // The probe cost is there for compensation.
+    let exp = Experiment::open(&back).unwrap();
+    for p in &exp.processes {
+        assert!(p
+            .calibration
+            .iter()
+            .any(|c| c.mean_ns == 25.0 && c.probe == parallax_model::defs::Probe::Enter));
+        assert_eq!(p.groups.get(&1).map(|g| g.len()), Some(2), "{:?}", p.groups);
+    }
+    // And it exports again.
+    let pf = tmp("pywriter").with_extension("pftrace");
+    export(&back, "perfetto", &pf, &[]);
+}
+
+#[test]
+fn import_explains_what_it_cannot_read() {
+    let bad = tmp("not-otf2").with_extension("otf2");
+    std::fs::write(&bad, "not an archive").unwrap();
+    let o = parallax()
+        .arg("import")
+        .arg(&bad)
+        .arg("--out")
+        .arg(tmp("not-otf2-out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot import"), "{}", stderr(&o));
+    let o = parallax()
+        .args(["import", "/no/such/trace.otf2", "--out"])
+        .arg(tmp("none-out"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no such OTF2 anchor file"),
+        "{}",
+        stderr(&o)
+    );
+}
