@@ -228,7 +228,7 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
         pb.end(te);
         pb.end(d);
         packet(&mut w, &pb.buf).map_err(io)?;
-        let mut interned: HashSet<u64> = HashSet::new();
+        let mut interned = Interned::default();
         let mut counters: HashSet<u32> = HashSet::new();
         let mut ann_interned = [false; ARG_NAMES.len()];
         let mut stack: Vec<u32> = Vec::new();
@@ -354,6 +354,30 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
     }
     w.flush().map_err(io)?;
     Ok(summary)
+}
+
+/// The interned-name ids already sent on a sequence: a bitmap for small
+/// ids (region ids), a set for the rest.
+#[derive(Default)]
+struct Interned {
+    dense: Vec<bool>,
+    sparse: HashSet<u64>,
+}
+
+impl Interned {
+    /// Marks `iid` as sent; true if it was not yet.
+    #[inline]
+    fn insert(&mut self, iid: u64) -> bool {
+        if iid < 1 << 20 {
+            let i = iid as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, false);
+            }
+            !std::mem::replace(&mut self.dense[i], true)
+        } else {
+            self.sparse.insert(iid)
+        }
+    }
 }
 
 /// Appends one `Trace.packet`.

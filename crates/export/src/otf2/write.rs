@@ -126,7 +126,10 @@ struct Defs {
 
 /// Per-process lookups for the event loop.
 struct ProcMap {
-    regions: HashMap<RegionId, u32>,
+    /// OTF2 region ref + 1 by Parallax region id (dense ids), 0 = not yet.
+    dense: Vec<u32>,
+    /// The same for ids too large to index.
+    sparse: HashMap<RegionId, u32>,
 }
 
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
@@ -148,7 +151,8 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
         .processes
         .iter()
         .map(|_| ProcMap {
-            regions: HashMap::new(),
+            dense: Vec::new(),
+            sparse: HashMap::new(),
         })
         .collect();
     // Safety: every pointer passed below is either a handle the library
@@ -530,9 +534,27 @@ fn comm_ref(comm: u64, l: &Loc, defs: &mut Defs) -> u32 {
 
 #[inline]
 fn region_ref(region: RegionId, l: &Loc, pm: &mut ProcMap, defs: &mut Defs) -> u32 {
-    if let Some(&r) = pm.regions.get(&region) {
+    match pm.dense.get(region as usize) {
+        Some(&r) if r > 0 => return r - 1,
+        _ => {}
+    }
+    if let Some(&r) = pm.sparse.get(&region) {
         return r;
     }
+    let r = new_region_ref(region, l, defs);
+    if region < 1 << 20 {
+        if pm.dense.len() <= region as usize {
+            pm.dense.resize(region as usize + 1, 0);
+        }
+        pm.dense[region as usize] = r + 1;
+    } else {
+        pm.sparse.insert(region, r);
+    }
+    r
+}
+
+#[cold]
+fn new_region_ref(region: RegionId, l: &Loc, defs: &mut Defs) -> u32 {
     let (name, kind, file, line) = match l.p.regions.get(&region) {
         Some(r) => (r.name.clone(), r.kind, r.file.clone(), r.line),
         None => (
@@ -565,7 +587,6 @@ fn region_ref(region: RegionId, l: &Loc, pm: &mut ProcMap, defs: &mut Defs) -> u
             r
         }
     };
-    pm.regions.insert(region, r);
     r
 }
 
