@@ -182,6 +182,30 @@ pub enum Def {
     Property { key: String, value: String },
     /// The process finished measuring cleanly at `unix_ns`.
     End { unix_ns: u64 },
+    /// An executable segment of a file mapped into the process: run-time
+    /// addresses `start..end` hold the file's code at virtual addresses
+    /// `start - base .. end - base` (`base` is the load bias; 0 for a
+    /// position-dependent executable). `path` may be empty if unknown.
+    Module {
+        base: u64,
+        start: u64,
+        end: u64,
+        path: String,
+    },
+    /// Region `region` is the code (a function) at run-time address `addr`;
+    /// offline tools resolve it to a symbol and source line through the
+    /// process's `Module` records.
+    CodeAddress { region: u32, addr: u64 },
+    /// A clock comparison with process `reference` (a rank) by ping-pong:
+    /// at CLOCK_MONOTONIC time `local_ns` of this process, the reference's
+    /// CLOCK_MONOTONIC read `local_ns + offset_ns`, give or take half of
+    /// the round trip `rtt_ns`.
+    ClockOffset {
+        reference: u32,
+        local_ns: u64,
+        offset_ns: i64,
+        rtt_ns: u64,
+    },
 }
 
 mod code {
@@ -195,6 +219,9 @@ mod code {
     pub const METRIC: u8 = 8;
     pub const PROPERTY: u8 = 9;
     pub const END: u8 = 10;
+    pub const MODULE: u8 = 11;
+    pub const CODE_ADDRESS: u8 = 12;
+    pub const CLOCK_OFFSET: u8 = 13;
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -298,6 +325,35 @@ impl Def {
             Def::End { unix_ns } => {
                 out.push(code::END);
                 pv::put(out, *unix_ns);
+            }
+            Def::Module {
+                base,
+                start,
+                end,
+                path,
+            } => {
+                out.push(code::MODULE);
+                pv::put(out, *base);
+                pv::put(out, *start);
+                pv::put(out, *end);
+                put_str(out, path);
+            }
+            Def::CodeAddress { region, addr } => {
+                out.push(code::CODE_ADDRESS);
+                pv::put(out, *region as u64);
+                pv::put(out, *addr);
+            }
+            Def::ClockOffset {
+                reference,
+                local_ns,
+                offset_ns,
+                rtt_ns,
+            } => {
+                out.push(code::CLOCK_OFFSET);
+                pv::put(out, *reference as u64);
+                pv::put(out, *local_ns);
+                pv::put_signed(out, *offset_ns);
+                pv::put(out, *rtt_ns);
             }
         }
     }
@@ -457,6 +513,22 @@ impl Reader<'_> {
             code::END => Def::End {
                 unix_ns: self.u64()?,
             },
+            code::MODULE => Def::Module {
+                base: self.u64()?,
+                start: self.u64()?,
+                end: self.u64()?,
+                path: self.str()?,
+            },
+            code::CODE_ADDRESS => Def::CodeAddress {
+                region: self.u32()?,
+                addr: self.u64()?,
+            },
+            code::CLOCK_OFFSET => Def::ClockOffset {
+                reference: self.u32()?,
+                local_ns: self.u64()?,
+                offset_ns: pv::unzigzag(self.u64()?),
+                rtt_ns: self.u64()?,
+            },
             _ => return Err(self.bad("unknown definition code")),
         })
     }
@@ -522,6 +594,22 @@ mod tests {
                 value: "f".into(),
             },
             Def::End { unix_ns: 5 },
+            Def::Module {
+                base: 0x5555_0000_0000,
+                start: 0x5555_0000_1000,
+                end: 0x5555_0000_9000,
+                path: "/usr/bin/app".into(),
+            },
+            Def::CodeAddress {
+                region: 9,
+                addr: 0x5555_0000_1234,
+            },
+            Def::ClockOffset {
+                reference: 0,
+                local_ns: 123_456_789,
+                offset_ns: -4_200,
+                rtt_ns: 3_100,
+            },
         ]
     }
 

@@ -83,6 +83,32 @@ impl Calibration {
     }
 }
 
+/// An executable segment mapped into a process (see [`Def::Module`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module {
+    /// Load bias: run-time address minus the file's virtual address.
+    pub base: u64,
+    /// First run-time address of the segment.
+    pub start: u64,
+    /// Run-time address just past the segment.
+    pub end: u64,
+    /// The mapped file, may be empty.
+    pub path: String,
+}
+
+/// A clock comparison with another process (see [`Def::ClockOffset`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockOffset {
+    /// The rank compared with.
+    pub reference: u32,
+    /// This process's CLOCK_MONOTONIC time of the comparison, ns.
+    pub local_ns: u64,
+    /// The reference's clock minus this process's clock, ns.
+    pub offset_ns: i64,
+    /// Round trip of the best exchange, ns.
+    pub rtt_ns: u64,
+}
+
 /// A location (thread) of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
@@ -121,6 +147,12 @@ pub struct Process {
     pub metrics: BTreeMap<u32, (String, String)>,
     /// Other facts.
     pub properties: Vec<(String, String)>,
+    /// Executable segments mapped into the process, in the order recorded.
+    pub modules: Vec<Module>,
+    /// Run-time code addresses of regions (compiler-instrumented functions).
+    pub code_addresses: BTreeMap<RegionId, u64>,
+    /// Clock comparisons with other ranks, in the order recorded.
+    pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
     pub end_unix_ns: Option<u64>,
     /// Whether a profile file exists.
@@ -211,6 +243,9 @@ impl Process {
             groups: BTreeMap::new(),
             metrics: BTreeMap::new(),
             properties: Vec::new(),
+            modules: Vec::new(),
+            code_addresses: BTreeMap::new(),
+            clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
             warnings: Vec::new(),
@@ -300,6 +335,31 @@ impl Process {
                     }
                     Def::Property { key, value } => p.properties.push((key, value)),
                     Def::End { unix_ns } => p.end_unix_ns = Some(unix_ns),
+                    Def::Module {
+                        base,
+                        start,
+                        end,
+                        path,
+                    } => p.modules.push(Module {
+                        base,
+                        start,
+                        end,
+                        path,
+                    }),
+                    Def::CodeAddress { region, addr } => {
+                        p.code_addresses.insert(region, addr);
+                    }
+                    Def::ClockOffset {
+                        reference,
+                        local_ns,
+                        offset_ns,
+                        rtt_ns,
+                    } => p.clock_offsets.push(ClockOffset {
+                        reference,
+                        local_ns,
+                        offset_ns,
+                        rtt_ns,
+                    }),
                 }
             }
         }
@@ -330,6 +390,15 @@ impl Process {
         p.clock = ClockMap::fit(&syncs, nominal_hz);
         p.warnings = warnings;
         Ok(p)
+    }
+
+    /// The module whose segment holds run-time address `addr` (the latest
+    /// recorded, if segments were recorded more than once).
+    pub fn module_of(&self, addr: u64) -> Option<&Module> {
+        self.modules
+            .iter()
+            .rev()
+            .find(|m| m.start <= addr && addr < m.end)
     }
 
     /// Name of a region, or a placeholder for an unknown id.
@@ -517,6 +586,26 @@ impl EventWriter {
         self.flush_block()?;
         self.out.flush().map_err(|e| Error::io(&self.path, e))
     }
+}
+
+/// Appends `defs` as one block to the definitions file of the process
+/// directory `dir`, after checking its header: how offline tools add facts
+/// (resolved symbols) to a process that has finished.
+pub fn append_defs(dir: &Path, defs: &[Def]) -> Result<(), Error> {
+    let path = dir.join(DEFS_FILE);
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    read_header(&mut f, FileKind::Definitions, &path)?;
+    let mut payload = Vec::new();
+    for d in defs {
+        d.encode(&mut payload);
+    }
+    let mut block = Vec::with_capacity(BLOCK_HEADER_LEN + payload.len());
+    file::push_block(&mut block, &payload);
+    f.write_all(&block).map_err(|e| Error::io(&path, e))
 }
 
 /// Scans an event file's block prefixes for clock samples (tick, ns), and

@@ -629,8 +629,8 @@ fn format_md_worked_example() {
     let bytes = std::fs::read(&path).unwrap();
     #[rustfmt::skip]
     let want: &[u8] = &[
-        // file header: "PLXE", version 1, reserved, rank 1, thread 2
-        0x50, 0x4c, 0x58, 0x45, 0x01, 0x00, 0x00, 0x00,
+        // file header: "PLXE", version 2, reserved, rank 1, thread 2
+        0x50, 0x4c, 0x58, 0x45, 0x02, 0x00, 0x00, 0x00,
         0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
         // block header: "PBLK", payload length 28, CRC-32, reserved
         0x50, 0x42, 0x4c, 0x4b, 0x1c, 0x00, 0x00, 0x00,
@@ -681,4 +681,57 @@ fn hex(b: &[u8]) -> String {
         .map(|x| format!("{x:02x}"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Load map, code addresses and clock offsets are read back, and a block
+/// appended offline (resolved symbols) replaces the regions it names.
+#[test]
+fn load_map_and_resolved_symbols_read_back() {
+    let dir = TempDir::new("loadmap");
+    write_experiment(dir.path(), &[Vec::new()], 64);
+    let rank = dir.path().join(rank_dir(0));
+    parallax_model::experiment::append_defs(
+        &rank,
+        &[
+            Def::Module {
+                base: 0x1000,
+                start: 0x2000,
+                end: 0x3000,
+                path: "/bin/test".into(),
+            },
+            Def::CodeAddress {
+                region: 3,
+                addr: 0x2468,
+            },
+            Def::ClockOffset {
+                reference: 0,
+                local_ns: 10,
+                offset_ns: -5,
+                rtt_ns: 2,
+            },
+        ],
+    )
+    .unwrap();
+    let p = &Experiment::open(dir.path()).unwrap().processes[0];
+    assert_eq!(p.module_of(0x2468).unwrap().path, "/bin/test");
+    assert!(p.module_of(0x3000).is_none());
+    assert_eq!(p.code_addresses.get(&3), Some(&0x2468));
+    assert_eq!(p.clock_offsets[0].offset_ns, -5);
+    assert_eq!(p.region_name(3), "region 3");
+    parallax_model::experiment::append_defs(
+        &rank,
+        &[Def::Region {
+            id: 3,
+            kind: RegionKind::Function,
+            name: "resolved".into(),
+            file: "a.c".into(),
+            line: 7,
+        }],
+    )
+    .unwrap();
+    let p = &Experiment::open(dir.path()).unwrap().processes[0];
+    assert_eq!(p.region_name(3), "resolved");
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    let err = parallax_model::experiment::append_defs(dir.path(), &[]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
 }
