@@ -11,6 +11,16 @@
 //! | `PARALLAX_CLOCK` | `tsc` or `monotonic` | `tsc` where invariant |
 //! | `PARALLAX_SIGNALS` | flush on fatal signals (`0` to leave handlers alone) | `1` |
 //! | `PARALLAX_RANK` | rank of this process | MPI launcher's variables, else 0 |
+//! | `PARALLAX_CHILDREN` | measure child processes (`1`) or leave them alone (`0`) | `0` |
+//! | `PARALLAX_PARENT_PID` | set by the interposition library: the process that started the tree of processes being measured | unset |
+//!
+//! A process is a *descendant* when `PARALLAX_PARENT_PID` names another
+//! process, or when it was forked from a measuring process. A descendant
+//! takes the rank directory of its rank if nobody has it yet (a program
+//! started by a measured shell script); otherwise, with `PARALLAX_CHILDREN=1`,
+//! it is measured as a process of its own under the first free rank at or
+//! above the number of ranks (1 without MPI), and without it, it is not
+//! measured.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -49,6 +59,11 @@ pub struct Config {
     pub rank: Option<u32>,
     /// Number of ranks, if known.
     pub ranks: Option<u32>,
+    /// Measure child processes as processes of their own.
+    pub children: bool,
+    /// The root of the measured process tree, if this process may be a
+    /// descendant of it (see the module docs).
+    pub parent_pid: Option<u32>,
 }
 
 /// A configuration value that makes no sense.
@@ -88,6 +103,8 @@ impl Config {
             signals: true,
             rank: None,
             ranks: None,
+            children: false,
+            parent_pid: None,
         }
     }
 
@@ -186,6 +203,14 @@ impl Config {
             "SLURM_NTASKS",
         ];
         c.ranks = size_vars.iter().find_map(|v| get(v)?.trim().parse().ok());
+        if let Some(v) = get("PARALLAX_CHILDREN") {
+            c.children = parse_bool(&v).ok_or(ConfigError {
+                variable: "PARALLAX_CHILDREN",
+                value: v,
+                expected: "0 or 1",
+            })?;
+        }
+        c.parent_pid = get("PARALLAX_PARENT_PID").and_then(|v| v.trim().parse().ok());
         Ok(c)
     }
 }
@@ -243,6 +268,10 @@ mod tests {
         assert_eq!(c.buffer_bytes, 64 << 10);
         assert_eq!(c.out_dir, PathBuf::from("/tmp/x"));
         assert_eq!((c.rank, c.ranks), (Some(3), Some(8)));
+        assert!(!c.children && c.parent_pid.is_none());
+        let c = cfg(&[("PARALLAX_CHILDREN", "1"), ("PARALLAX_PARENT_PID", "77")]).unwrap();
+        assert!(c.children);
+        assert_eq!(c.parent_pid, Some(77));
     }
 
     #[test]

@@ -42,9 +42,10 @@ mod thread;
 
 pub use config::{Config, ConfigError, Mode};
 pub use parallax_macros::instrument;
+pub use parallax_model::defs::Def;
 pub use parallax_model::region::RegionKind;
 pub use process::{finish, init, mode, out_dir, set_flow, InitError};
-pub use region::{enter, leave, register_region, Callsite, RegionGuard};
+pub use region::{define, enter, leave, register_region, Callsite, RegionGuard};
 pub use spawn::{spawn, spawn_named, JoinHandle};
 
 /// Switches recording on (TraceFlow's `flowon`).

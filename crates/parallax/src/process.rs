@@ -55,9 +55,31 @@ struct Running {
 
 static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
 
+/// Pid of the measuring process this one was forked from (0: none); the
+/// next measurement of this process is that of a descendant.
+static FORKED_FROM: AtomicU32 = AtomicU32::new(0);
+/// The rank directory a descendant claimed, kept for its later
+/// measurements (`u32::MAX`: none).
+static CLAIMED: AtomicU32 = AtomicU32::new(u32::MAX);
+/// Whether child processes are measured (from the running configuration,
+/// read by the fork handler).
+static CHILDREN: AtomicBool = AtomicBool::new(false);
+/// The socket whose abstract name says "this process is measured" (-1: none).
+static GUARD_FD: AtomicI32 = AtomicI32::new(-1);
+
 /// Why measurement could not start.
 #[derive(Debug)]
-pub struct InitError(String);
+pub struct InitError(String, bool);
+
+impl InitError {
+    fn loud(msg: impl Into<String>) -> InitError {
+        InitError(msg.into(), false)
+    }
+
+    fn quiet(msg: impl Into<String>) -> InitError {
+        InitError(msg.into(), true)
+    }
+}
 
 impl std::fmt::Display for InitError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -91,8 +113,8 @@ pub fn init(config: Config) -> Result<(), InitError> {
             }
             Err(1) => std::hint::spin_loop(),
             Err(_) => {
-                return Err(InitError(
-                    "Parallax is already measuring this process".into(),
+                return Err(InitError::quiet(
+                    "Parallax is already measuring this process",
                 ))
             }
         }
@@ -132,7 +154,7 @@ pub(crate) fn init_from_env() {
         }
         Ok(c) => {
             if let Err(e) = init(c) {
-                if !e.0.contains("already") {
+                if !e.1 {
                     eprintln!("parallax: measurement is off: {e}");
                 }
             }
@@ -154,19 +176,35 @@ fn start(config: Config) -> Result<u8, InitError> {
         Mode::Both => TRACE | PROFILE,
     };
     clock::select(config.clock == ClockChoice::Auto);
-    let rank = config.rank.unwrap_or(0);
-    let dir = config.out_dir.join(experiment::rank_dir(rank));
     if bits == 0 {
         *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = None;
         return Ok(0);
     }
-    prepare_dir(&dir).map_err(|e| InitError(format!("cannot create {}: {e}", dir.display())))?;
+    guard_process()?;
+    let own = std::process::id();
+    let parent = match FORKED_FROM.load(Acquire) {
+        0 => config.parent_pid.filter(|&p| p != own),
+        p => Some(p),
+    };
+    let rank = match (parent, CLAIMED.load(Acquire)) {
+        (None, _) => config.rank.unwrap_or(0),
+        (Some(_), u32::MAX) => {
+            let r = claim_rank(&config)?;
+            CLAIMED.store(r, Release);
+            r
+        }
+        (Some(_), r) => r,
+    };
+    CHILDREN.store(config.children, Release);
+    let dir = config.out_dir.join(experiment::rank_dir(rank));
+    prepare_dir(&dir)
+        .map_err(|e| InitError::loud(format!("cannot create {}: {e}", dir.display())))?;
     let defs_fd = create(
         &dir.join(DEFS_FILE),
         &file::header(FileKind::Definitions, rank, 0),
     )
     .map_err(|e| {
-        InitError(format!(
+        InitError::loud(format!(
             "cannot create {}: {e}",
             dir.join(DEFS_FILE).display()
         ))
@@ -174,7 +212,7 @@ fn start(config: Config) -> Result<u8, InitError> {
     let profile_fd = if bits & PROFILE != 0 {
         let path = dir.join(PROFILE_FILE);
         create(&path, &file::header(FileKind::Profile, rank, 0))
-            .map_err(|e| InitError(format!("cannot create {}: {e}", path.display())))?
+            .map_err(|e| InitError::loud(format!("cannot create {}: {e}", path.display())))?
     } else {
         -1
     };
@@ -212,6 +250,14 @@ fn start(config: Config) -> Result<u8, InitError> {
             unix_ns: clock::unix_ns(),
         },
     ];
+    if parent.is_some() {
+        // Safety: getppid has no preconditions.
+        let ppid = unsafe { libc::getppid() };
+        defs.push(Def::Property {
+            key: "parent_pid".into(),
+            value: ppid.to_string(),
+        });
+    }
     let calibration = if config.calibrate {
         calibrate::measure(config.mode, 40)
     } else {
@@ -254,6 +300,84 @@ fn start(config: Config) -> Result<u8, InitError> {
         }
     }
     Ok(bits)
+}
+
+/// Makes sure no other copy of the runtime measures this process (a
+/// program linked with the `parallax` crate that also gets the
+/// interposition library, which holds a copy of its own): the first to start
+/// binds an abstract socket named after the process, the second fails to.
+fn guard_process() -> Result<(), InitError> {
+    if GUARD_FD.load(Acquire) >= 0 {
+        return Ok(());
+    }
+    // Safety: plain socket calls on a local, zeroed address.
+    unsafe {
+        let fd = libc::socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        if fd < 0 {
+            return Ok(()); // no sockets: nothing to guard with
+        }
+        let mut addr: libc::sockaddr_un = std::mem::zeroed();
+        addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        let name = format!("parallax-measuring-{}", std::process::id());
+        for (d, s) in addr.sun_path[1..].iter_mut().zip(name.bytes()) {
+            *d = s as libc::c_char;
+        }
+        let len = std::mem::size_of::<libc::sa_family_t>() + 1 + name.len();
+        if libc::bind(fd, &addr as *const _ as *const libc::sockaddr, len as u32) != 0 {
+            let in_use = std::io::Error::last_os_error().raw_os_error() == Some(libc::EADDRINUSE);
+            libc::close(fd);
+            if in_use {
+                return Err(InitError::quiet(
+                    "another copy of the Parallax runtime measures this process",
+                ));
+            }
+            return Ok(());
+        }
+        GUARD_FD.store(fd, Release);
+    }
+    Ok(())
+}
+
+/// The rank of a descendant (see [`crate::config`]): its own rank if no
+/// process has that directory yet, else, when children are measured, the
+/// first free rank at or above the number of ranks.
+fn claim_rank(config: &Config) -> Result<u32, InitError> {
+    let out = &config.out_dir;
+    std::fs::create_dir_all(out)
+        .map_err(|e| InitError::loud(format!("cannot create {}: {e}", out.display())))?;
+    let take = |r: u32| std::fs::create_dir(out.join(experiment::rank_dir(r)));
+    let own = config.rank.unwrap_or(0);
+    match take(own) {
+        Ok(()) => return Ok(own),
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+            return Err(InitError::loud(format!(
+                "cannot create a rank directory in {}: {e}",
+                out.display()
+            )))
+        }
+        Err(_) => {}
+    }
+    if !config.children {
+        return Err(InitError::quiet(format!(
+            "rank {own} is measured by a parent process and PARALLAX_CHILDREN is off"
+        )));
+    }
+    let first = config.ranks.unwrap_or(0).max(own + 1);
+    for r in first..first.saturating_add(1 << 20) {
+        match take(r) {
+            Ok(()) => return Ok(r),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(InitError::loud(format!(
+                    "cannot create a rank directory in {}: {e}",
+                    out.display()
+                )))
+            }
+        }
+    }
+    Err(InitError::loud(
+        "no free rank directory for a child process",
+    ))
 }
 
 /// Empties a process directory of a previous run's files, creating it if
@@ -536,8 +660,9 @@ extern "C" fn at_exit() {
 }
 
 extern "C" fn after_fork_in_child() {
-    // The child shares the parent's files: it must not write to them. It
-    // is not measured (its thread states still point at the parent's).
+    // The child shares the parent's files: it must not write to them (its
+    // thread states still point at the parent's).
+    let was_measuring = PHASE.load(Acquire) == 2;
     FLAGS.store(0, Release);
     MODE_BITS.store(0, Release);
     PHASE.store(3, Release);
@@ -549,6 +674,39 @@ extern "C" fn after_fork_in_child() {
             unsafe { (*p).forget_after_fork() };
         }
     }
+    if !was_measuring || !CHILDREN.load(Acquire) {
+        return;
+    }
+    // Measured as a process of its own, from its next probe on, if no
+    // thread of the parent held the runtime's locks at the fork (they would
+    // never be released in the child).
+    let Ok(mut running) = RUNNING.try_lock() else {
+        return;
+    };
+    if !crate::region::known_is_free() {
+        return;
+    }
+    if let Some(r) = running.take() {
+        // Safety: the child's copies of the parent's descriptors.
+        unsafe {
+            libc::close(r.defs_fd);
+            let p = PROFILE_FD.swap(-1, AcqRel);
+            if p >= 0 {
+                libc::close(p);
+            }
+        }
+    }
+    drop(running);
+    // Safety: getppid has no preconditions.
+    FORKED_FROM.store(unsafe { libc::getppid() } as u32, Release);
+    CLAIMED.store(u32::MAX, Release);
+    let g = GUARD_FD.swap(-1, AcqRel);
+    if g >= 0 {
+        // Safety: the child's copy of the parent's guard socket.
+        unsafe { libc::close(g) };
+    }
+    PHASE.store(0, Release);
+    FLAGS.store(UNINIT, Release);
 }
 
 fn hostname() -> String {

@@ -27,7 +27,7 @@ static NEXT_REGION: AtomicU32 = AtomicU32::new(1);
 /// life of the process; each new measurement writes all of them again.
 static KNOWN: Mutex<Vec<Def>> = Mutex::new(Vec::new());
 
-fn define(id: RegionId, kind: RegionKind, name: &str, file: &str, line: u32) {
+fn define_region(id: RegionId, kind: RegionKind, name: &str, file: &str, line: u32) {
     let def = Def::Region {
         id,
         kind,
@@ -134,8 +134,29 @@ pub fn register_region(name: &str, kind: RegionKind, file: &str, line: u32) -> R
         return 0;
     }
     let id = NEXT_REGION.fetch_add(1, Relaxed);
-    define(id, kind, name, file, line);
+    define_region(id, kind, name, file, line);
     id
+}
+
+/// Records a definition for this process (a load-map segment, a code
+/// address, a clock offset, a fact): written now if measuring, and again at
+/// the start of every later measurement of this process (like regions).
+/// Cold: takes a lock and may write to the definitions file.
+pub fn define(def: Def) {
+    if FLAGS.load(Relaxed) & UNINIT != 0 {
+        process::init_from_env();
+    }
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    if process::active() {
+        process::write_defs(std::slice::from_ref(&def));
+    }
+    known.push(def);
+}
+
+/// Whether the definitions lists are free (checked in a forked child, whose
+/// other threads are gone).
+pub(crate) fn known_is_free() -> bool {
+    KNOWN.try_lock().is_ok()
 }
 
 /// Leaves the region on drop.

@@ -339,6 +339,74 @@ fn a_thread_that_ends_has_written_everything_before_exit() {
     assert!(status.success(), "{err}");
 }
 
+/// A forked child is measured as a process of its own (the next free rank,
+/// with its parent's pid) when children are measured, and not otherwise.
+#[test]
+fn forked_children_are_their_own_process_or_left_alone() {
+    let (status, dir, err) = run("fork", "trace", &[("PARALLAX_CHILDREN", "1")]);
+    assert!(status.success(), "{err}");
+    let exp = Experiment::open(&dir).unwrap();
+    assert!(exp.warnings().is_empty(), "{:?}", exp.warnings());
+    assert_eq!(exp.processes.len(), 2, "{err}");
+    let (parent, child) = (&exp.processes[0], &exp.processes[1]);
+    assert_eq!((parent.rank, child.rank), (0, 1));
+    let parent_pid = parent.info.as_ref().unwrap().pid;
+    assert!(child
+        .properties
+        .contains(&("parent_pid".to_string(), parent_pid.to_string())));
+    assert!(child.end_unix_ns.is_some() && parent.end_unix_ns.is_some());
+    let in_child = region_id(child, "in child");
+    let evs = &events(child)[&0];
+    assert_eq!(
+        count(evs, |k| *k == EventKind::Enter { region: in_child }),
+        30
+    );
+    let pe = &events(parent)[&0];
+    let before = region_id(parent, "before fork");
+    let after = region_id(parent, "after fork");
+    assert_eq!(count(pe, |k| *k == EventKind::Enter { region: before }), 10);
+    assert_eq!(count(pe, |k| *k == EventKind::Enter { region: after }), 20);
+    assert!(parent.regions.values().all(|r| r.name != "in child"));
+
+    let (status, dir, err) = run("fork", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    assert_eq!(p.rank, 0);
+    assert!(p.regions.values().all(|r| r.name != "in child"));
+}
+
+/// A process that the interposition library marked as a descendant takes
+/// its own rank when free, another one when children are measured, and
+/// stays unmeasured otherwise.
+#[test]
+fn descendants_take_a_free_rank() {
+    let env = [("PARALLAX_PARENT_PID", "1"), ("PARALLAX_RANK", "0")];
+    let (status, dir, err) = run("workers", "trace", &env);
+    assert!(status.success(), "{err}");
+    assert_eq!(open(&dir).rank, 0, "rank 0 was free");
+    // Rank 0 is taken now: a second descendant in the same experiment.
+    let again = |children: &str| {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(["child", "--exact", "--nocapture", "--test-threads=1"])
+            .env(SCENARIO, "workers")
+            .env("PARALLAX_MODE", "trace")
+            .env("PARALLAX_OUT", &dir)
+            .env("PARALLAX_CHILDREN", children)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let e = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!e.contains("parallax:"), "quiet: {e}");
+    };
+    again("0");
+    assert_eq!(Experiment::open(&dir).unwrap().processes.len(), 1);
+    again("1");
+    let exp = Experiment::open(&dir).unwrap();
+    let ranks: Vec<u32> = exp.processes.iter().map(|p| p.rank).collect();
+    assert_eq!(ranks, [0, 1]);
+}
+
 // === the scenarios, run in child processes ===
 
 #[test]
@@ -353,6 +421,7 @@ fn child() {
         "segv" | "abort" | "term" | "int" => crash(&s),
         "exit_in_thread" => exit_in_thread(),
         "thread_exit" => thread_exit(),
+        "fork" => fork(),
         _ => panic!("unknown scenario {s}"),
     }
 }
@@ -471,4 +540,27 @@ fn thread_exit() {
     assert_eq!(n, 100);
     let (trees, _) = p.profiles().unwrap();
     assert_eq!(trees.len(), 1, "the ended thread's profile");
+}
+
+fn fork() {
+    for _ in 0..10 {
+        let _g = parallax::region!("before fork");
+    }
+    let _open = parallax::region!("forking");
+    // Safety: the child only records regions and exits.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0);
+    if pid == 0 {
+        for _ in 0..30 {
+            let _g = parallax::region!("in child");
+        }
+        std::process::exit(0);
+    }
+    let mut status = 0;
+    // Safety: waiting for our own child.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    assert_eq!(status, 0);
+    for _ in 0..20 {
+        let _g = parallax::region!("after fork");
+    }
 }
