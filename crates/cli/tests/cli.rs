@@ -102,7 +102,24 @@ fn demo_measures_and_reports_the_workload() {
         .collect();
     let fastest = locs.iter().find(|l| l["name"] == "worker-0").unwrap();
     let slowest = locs.iter().find(|l| l["name"] == "worker-2").unwrap();
-    assert!(per(slowest, "compute") > 2.0 * per(fastest, "compute"));
+    // Shortest visits: three threads share two cores, so totals can be
+    // stretched by preemption, but the quickest of ten visits is not.
+    let min = |loc: &Value| {
+        loc["flat"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["region"] == "compute")
+            .unwrap()["min_ns"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        min(slowest) > 1.5 * min(fastest),
+        "{} vs {}",
+        min(slowest),
+        min(fastest)
+    );
     assert!(per(fastest, "Barrier::wait") > per(slowest, "Barrier::wait"));
     // A second demo into the same directory replaces the first.
     let o = parallax()
