@@ -37,8 +37,12 @@ enum Command {
     Calibrate(calibrate::Args),
     /// Run a program under measurement: `parallax run -- ./app args`.
     ///
-    /// The program must be linked with the `parallax` crate; measurement is
-    /// configured through PARALLAX_* environment variables, which this sets.
+    /// An unmodified, dynamically linked program (C, C++, Fortran; threads,
+    /// MPI, OpenSHMEM, GASP; functions built with -finstrument-functions) is
+    /// measured through the interposition library (LD_PRELOAD); a program
+    /// linked with the `parallax` crate measures itself. Works around an MPI
+    /// launcher (`parallax run -- mpirun -np 4 ./app`) and under one
+    /// (`mpirun -np 4 parallax run -- ./app`).
     Run(run::Args),
     /// Write an experiment in another tool's format: OTF2, Perfetto, Chrome
     /// JSON, folded stacks, SVG flame graph, CSV/JSON/Hatchet profiles.

@@ -1,0 +1,2 @@
+#include <mpi.h>
+#include "pxl.h"

@@ -1,0 +1,117 @@
+/* The C shim of the Parallax interposition library: what the C wrappers
+ * call in the Rust part (src/capi.rs), and what they share.
+ *
+ * The wrappers only translate: they find the real function, take the
+ * arguments apart and record through these entry points. All state that is
+ * not tied to a C type (regions, ids, threads, events, files) lives in Rust.
+ * Nothing here may unwind: the Rust entry points abort rather than unwind
+ * across the C ABI. */
+#ifndef PXL_H
+#define PXL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Generic operation types: the numbers of parallax_model::region::RegionKind. */
+enum {
+    PXL_USER = 0, PXL_FUNCTION = 1, PXL_LOOP = 2, PXL_SEND = 3, PXL_RECV = 4,
+    PXL_SENDRECV = 5, PXL_WAIT = 6, PXL_COLLECTIVE = 7, PXL_BARRIER = 8,
+    PXL_LOCK = 9, PXL_UNLOCK = 10, PXL_SEMWAIT = 11, PXL_SEMPOST = 12,
+    PXL_ADVANCE = 13, PXL_AWAIT = 14, PXL_PUT = 15, PXL_GET = 16,
+    PXL_ATOMIC = 17, PXL_WAITONVALUE = 18, PXL_RMASYNC = 19,
+    PXL_THREADCREATE = 20, PXL_THREADJOIN = 21, PXL_FORK = 22, PXL_JOIN = 23,
+    PXL_IO = 24, PXL_SETUP = 25, PXL_MARK = 27
+};
+
+/* Events: the extended-event codes of FORMAT.md. The fields a..e of
+ * parallax_pl_event are those of the code, in FORMAT.md's order. */
+enum {
+    PXL_EV_SEND = 3,          /* peer, tag, comm, bytes */
+    PXL_EV_RECV = 4,          /* peer, tag, comm, bytes */
+    PXL_EV_ISEND = 5,         /* peer, tag, comm, bytes, request */
+    PXL_EV_ISEND_DONE = 6,    /* request */
+    PXL_EV_IRECV = 7,         /* request */
+    PXL_EV_IRECV_DONE = 8,    /* peer, tag, comm, bytes, request */
+    PXL_EV_COLL_BEGIN = 9,    /* - */
+    PXL_EV_COLL_END = 10,     /* op, comm, root, sent, received */
+    PXL_EV_LOCK_REQUEST = 11, /* lock */
+    PXL_EV_LOCK_ACQUIRED = 12,
+    PXL_EV_LOCK_RELEASE = 13,
+    PXL_EV_SEM_POST = 14,     /* sem */
+    PXL_EV_SEM_ACQUIRED = 15,
+    PXL_EV_THREAD_CREATE = 18, /* token */
+    PXL_EV_THREAD_BEGIN = 19,
+    PXL_EV_THREAD_END = 20,
+    PXL_EV_THREAD_JOIN = 21,
+    PXL_EV_PUT = 24,          /* target, bytes, addr */
+    PXL_EV_GET = 25,
+    PXL_EV_ATOMIC = 26,
+    PXL_EV_RMA_COMPLETE = 27, /* target (0xffffffff: all) */
+    PXL_EV_VALUE_REACHED = 28, /* addr */
+    PXL_EV_MARK = 30          /* mark region, value */
+};
+
+/* Collective ops: parallax_model::event::CollectiveOp. */
+enum {
+    PXL_OP_BARRIER = 0, PXL_OP_BCAST = 1, PXL_OP_REDUCE = 2,
+    PXL_OP_ALLREDUCE = 3, PXL_OP_GATHER = 4, PXL_OP_SCATTER = 5,
+    PXL_OP_ALLGATHER = 6, PXL_OP_ALLTOALL = 7, PXL_OP_SCAN = 8,
+    PXL_OP_REDUCE_SCATTER = 9, PXL_OP_OTHER = 10
+};
+
+#define PXL_NO_ROOT 0xffffffffu
+#define PXL_ALL_TARGETS 0xffffffffu
+
+/* --- the Rust side (src/capi.rs) --- */
+
+/* The id of region `name` of kind `kind`, registering it on first use;
+ * 0 while not measuring (ask again later). */
+uint32_t parallax_pl_region(const char *name, int kind);
+/* Enters region `id`; nonzero if recorded (then leave it). */
+int parallax_pl_enter(uint32_t id);
+void parallax_pl_leave(void);
+void parallax_pl_event(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e);
+/* Group (communicator, team) `id` has these members (world ranks). */
+void parallax_pl_group(uint64_t id, const uint32_t *members, size_t n);
+/* A fact of this process. */
+void parallax_pl_property(const char *key, const char *value);
+/* A clock comparison with rank `reference` (see Def::ClockOffset). */
+void parallax_pl_clock_offset(uint32_t reference, uint64_t local_ns, int64_t offset_ns, uint64_t rtt_ns);
+/* CLOCK_MONOTONIC, ns. */
+uint64_t parallax_pl_now_ns(void);
+/* Ends measurement, writing everything (before a library that may crash
+ * or kill the process). */
+void parallax_pl_finish(void);
+/* Recording on or off for the whole process (MPI_Pcontrol). */
+void parallax_pl_flow(int on);
+/* Nonzero if this process records (starting measurement if needed). */
+int parallax_pl_active(void);
+/* Which pthread calls are recorded: 0 none, 1 from the application, 2 all. */
+int parallax_pl_pthread_mode(void);
+/* A token for a new thread; the thread pthread_t `tid` has token `token`;
+ * the token of thread `tid`, forgetting it (0 if unknown). */
+uint64_t parallax_pl_thread_token(void);
+void parallax_pl_thread_created(uint64_t tid, uint64_t token);
+uint64_t parallax_pl_thread_joined(uint64_t tid);
+/* The size a thread barrier was made for (0 if unknown). */
+void parallax_pl_barrier_init(uint64_t barrier, uint32_t count);
+uint32_t parallax_pl_barrier_count(uint64_t barrier);
+
+/* --- shared by the C wrappers (pthread.c) --- */
+
+/* Set while a wrapper runs on this thread: calls made from inside it
+ * (an MPI library calling itself, a lock taken by the runtime) pass
+ * straight through. */
+extern __thread int pxl_busy __attribute__((tls_model("initial-exec")));
+
+/* Nonzero if a pthread call from return address `ra` is recorded (see
+ * parallax_pl_pthread_mode and docs/interposition.md). */
+int pxl_app_caller(const void *ra);
+
+/* The region `name` of kind `kind`, cached in a static of the call site. */
+#define PXL_REGION(var, name, kind)                       \
+    static uint32_t var;                                  \
+    if (__builtin_expect(var == 0, 0))                    \
+        var = parallax_pl_region(name, kind)
+
+#endif

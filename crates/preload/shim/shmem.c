@@ -1,0 +1,2 @@
+#include <shmem.h>
+#include "pxl.h"

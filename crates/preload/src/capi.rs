@@ -1,0 +1,317 @@
+//! The Rust entry points that the C wrappers record through (declared in
+//! `shim/pxl.h`). The names carry a long prefix so that no program symbol
+//! can interpose on them.
+
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_int, CStr};
+use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::Mutex;
+
+use parallax::events::{self, CollectiveOp};
+use parallax::{Def, Mode, RegionKind};
+use parallax_model::event::EventKind;
+
+/// # Safety
+/// `p` is null or NUL-terminated.
+unsafe fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // Safety: per the contract.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+/// Whether this process records now (starting measurement on first use).
+pub(crate) fn active() -> bool {
+    !crate::dead() && parallax::mode() != Mode::Off
+}
+
+static REGIONS: Mutex<BTreeMap<(String, u8), u32>> = Mutex::new(BTreeMap::new());
+
+/// The id of region `name` of kind `kind`, registered once per process.
+pub(crate) fn region(name: &str, kind: RegionKind, file: &str, line: u32) -> u32 {
+    if !active() {
+        return 0;
+    }
+    let mut m = REGIONS.lock().unwrap_or_else(|e| e.into_inner());
+    let key = (name.to_string(), kind as u8);
+    if let Some(&id) = m.get(&key) {
+        return id;
+    }
+    let id = parallax::register_region(name, kind, file, line);
+    if id != 0 {
+        m.insert(key, id);
+    }
+    id
+}
+
+/// See `shim/pxl.h`.
+///
+/// # Safety
+/// `name` is null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) -> u32 {
+    let Some(kind) = u8::try_from(kind).ok().and_then(RegionKind::from_u8) else {
+        return 0;
+    };
+    if !active() {
+        return 0;
+    }
+    // Safety: per the contract.
+    region(&unsafe { text(name) }, kind, "", 0)
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_enter(id: u32) -> c_int {
+    parallax::enter(id) as c_int
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_leave() {
+    parallax::leave();
+}
+
+/// The event of extended code `code` (FORMAT.md) with fields `a..e`.
+pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Option<EventKind> {
+    use EventKind::*;
+    let (pa, tb) = (a as u32, b as u32);
+    Some(match code {
+        3 => Send {
+            peer: pa,
+            tag: tb,
+            comm: c,
+            bytes: d,
+        },
+        4 => Recv {
+            peer: pa,
+            tag: tb,
+            comm: c,
+            bytes: d,
+        },
+        5 => IsendBegin {
+            peer: pa,
+            tag: tb,
+            comm: c,
+            bytes: d,
+            request: e,
+        },
+        6 => IsendComplete { request: a },
+        7 => IrecvBegin { request: a },
+        8 => IrecvComplete {
+            peer: pa,
+            tag: tb,
+            comm: c,
+            bytes: d,
+            request: e,
+        },
+        9 => CollectiveBegin,
+        10 => CollectiveEnd {
+            op: CollectiveOp::from_u8(a as u8).unwrap_or(CollectiveOp::Other),
+            comm: b,
+            root: c as u32,
+            sent: d,
+            received: e,
+        },
+        11 => LockRequest { lock: a },
+        12 => LockAcquired { lock: a },
+        13 => LockRelease { lock: a },
+        14 => SemPost { sem: a },
+        15 => SemAcquired { sem: a },
+        16 => Advance { var: a, index: b },
+        17 => AwaitDone { var: a, index: b },
+        18 => ThreadCreate { token: a },
+        19 => ThreadBegin { token: a },
+        20 => ThreadEnd { token: a },
+        21 => ThreadJoin { token: a },
+        22 => Fork { team: a, size: tb },
+        23 => Join { team: a },
+        24 => Put {
+            target: pa,
+            bytes: b,
+            addr: c,
+        },
+        25 => Get {
+            target: pa,
+            bytes: b,
+            addr: c,
+        },
+        26 => Atomic {
+            target: pa,
+            bytes: b,
+            addr: c,
+        },
+        27 => RmaComplete { target: pa },
+        28 => ValueReached { addr: a },
+        29 => Metric {
+            metric: pa,
+            value: b as i64,
+        },
+        30 => Mark {
+            mark: pa,
+            value: b as i64,
+        },
+        _ => return None,
+    })
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
+    if let Some(k) = event(code, a, b, c, d, e) {
+        events::record(k);
+    }
+}
+
+/// See `shim/pxl.h`.
+///
+/// # Safety
+/// `members` points to `n` values (or `n` is 0).
+#[no_mangle]
+pub unsafe extern "C" fn parallax_pl_group(id: u64, members: *const u32, n: usize) {
+    if !active() {
+        return;
+    }
+    let members = if n == 0 || members.is_null() {
+        Vec::new()
+    } else {
+        // Safety: per the contract.
+        unsafe { std::slice::from_raw_parts(members, n) }.to_vec()
+    };
+    parallax::define(Def::Group { id, members });
+}
+
+/// See `shim/pxl.h`.
+///
+/// # Safety
+/// `key` and `value` are null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn parallax_pl_property(key: *const c_char, value: *const c_char) {
+    if active() {
+        // Safety: per the contract.
+        let (key, value) = unsafe { (text(key), text(value)) };
+        parallax::define(Def::Property { key, value });
+    }
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_clock_offset(
+    reference: u32,
+    local_ns: u64,
+    offset_ns: i64,
+    rtt_ns: u64,
+) {
+    if active() {
+        parallax::define(Def::ClockOffset {
+            reference,
+            local_ns,
+            offset_ns,
+            rtt_ns,
+        });
+    }
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_now_ns() -> u64 {
+    parallax::clock::mono_ns()
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_finish() {
+    parallax::finish();
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_flow(on: c_int) {
+    if !crate::dead() {
+        parallax::set_flow(on != 0);
+    }
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_active() -> c_int {
+    active() as c_int
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_pthread_mode() -> c_int {
+    if crate::dead() {
+        return 0;
+    }
+    crate::settings::get().pthread as c_int
+}
+
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+static THREADS: Mutex<BTreeMap<u64, u64>> = Mutex::new(BTreeMap::new());
+static BARRIERS: Mutex<BTreeMap<u64, u32>> = Mutex::new(BTreeMap::new());
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_thread_token() -> u64 {
+    NEXT_TOKEN.fetch_add(1, Relaxed)
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_thread_created(tid: u64, token: u64) {
+    THREADS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(tid, token);
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_thread_joined(tid: u64) -> u64 {
+    THREADS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&tid)
+        .unwrap_or(0)
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_barrier_init(barrier: u64, count: u32) {
+    BARRIERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(barrier, count);
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_barrier_count(barrier: u64) -> u32 {
+    BARRIERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&barrier)
+        .copied()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_maps_to_its_event() {
+        for code in 3..=30 {
+            let k = event(code, 1, 2, 3, 4, 5).unwrap_or_else(|| panic!("code {code}"));
+            // The model's encoder numbers the event by the same code.
+            let mut enc = parallax_model::evcodec::EventEncoder::new(0);
+            enc.push(&parallax_model::event::Event { time: 0, kind: k });
+            let bytes = enc.take();
+            assert_eq!(bytes[1] as c_int, code, "{k:?}");
+        }
+        assert!(event(31, 0, 0, 0, 0, 0).is_none());
+        assert!(event(1, 0, 0, 0, 0, 0).is_none());
+    }
+}

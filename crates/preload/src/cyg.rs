@@ -1,0 +1,308 @@
+//! Compiler instrumentation: `__cyg_profile_func_enter` and
+//! `__cyg_profile_func_exit`, which gcc and clang call at the entry and exit
+//! of every function of code built with `-finstrument-functions` (C, C++,
+//! Fortran).
+//!
+//! The hot path is a lookup of the function's address in a lock-free table
+//! (open addressing, written only under a lock, read without one), a
+//! per-thread shadow stack of one bit per frame that says whether the
+//! entry was recorded (so that exits pair with entries whatever changes in
+//! between: filters, throttling, flow on and off), a per-thread call count
+//! and the runtime's enter or leave. A function seen for the first time is
+//! named from the symbol tables ([`crate::symbols`]), checked against the
+//! filter, and registered as a region with its address.
+//!
+//! Throttling (as TAU does): when a thread has called a function
+//! `PARALLAX_THROTTLE` times (rounded up to a power of two, checked again
+//! at every doubling) and the calls took less than the given time each on
+//! average (measured from the first call, so an upper bound of the
+//! inclusive time), the function is not measured any more, in any thread,
+//! and a `throttled` property of the process says so.
+
+use std::cell::{Cell, UnsafeCell};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
+use std::sync::Mutex;
+
+use parallax::RegionKind;
+use parallax_model::defs::Def;
+
+use crate::settings;
+
+const SLOTS: usize = 1 << 16;
+/// Dense function numbers are 16 bits; beyond (or with the table three
+/// quarters full) new functions are not measured.
+const MAX_FUNCTIONS: u32 = (SLOTS as u32) * 3 / 4;
+/// Frames deeper than this are not measured.
+const MAX_DEPTH: usize = 4096;
+
+/// Slot value: region id in bits 0..32, dense function number in 32..48.
+const THROTTLED: u64 = 1 << 62;
+const SKIP: u64 = 1 << 63;
+
+struct Slot {
+    key: AtomicUsize,
+    val: AtomicU64,
+}
+
+static TABLE: [Slot; SLOTS] = [const {
+    Slot {
+        key: AtomicUsize::new(0),
+        val: AtomicU64::new(0),
+    }
+}; SLOTS];
+static FUNCTIONS: AtomicU32 = AtomicU32::new(0);
+/// Names by dense function number, for throttling reports.
+static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+static REGISTER: Mutex<()> = Mutex::new(());
+
+const UNKNOWN: u8 = 0;
+const LIVE: u8 = 1;
+const DEAD: u8 = 2;
+static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+#[inline(always)]
+fn home(f: usize) -> usize {
+    ((f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize
+}
+
+/// The slot value of function `f`, 0 if not in the table.
+#[inline(always)]
+fn lookup(f: usize) -> u64 {
+    let mut i = home(f);
+    loop {
+        let s = &TABLE[i];
+        let k = s.key.load(Acquire);
+        if k == f {
+            return s.val.load(Relaxed);
+        }
+        if k == 0 {
+            return 0;
+        }
+        i = (i + 1) & (SLOTS - 1);
+    }
+}
+
+/// Per-thread state: the shadow stack and call counts.
+struct Shadow {
+    depth: usize,
+    bits: [u64; MAX_DEPTH / 64],
+    counts: Vec<u32>,
+    first_ns: Vec<u64>,
+}
+
+thread_local! {
+    static SHADOW: UnsafeCell<Shadow> = const {
+        UnsafeCell::new(Shadow {
+            depth: 0,
+            bits: [0; MAX_DEPTH / 64],
+            counts: Vec::new(),
+            first_ns: Vec::new(),
+        })
+    };
+    /// Set while this thread registers a function (a hook called from a
+    /// signal handler then does not wait for itself).
+    static REGISTERING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Function entry.
+///
+/// # Safety
+/// Called by compiler-generated code with the function's address.
+#[no_mangle]
+pub unsafe extern "C" fn __cyg_profile_func_enter(this_fn: *mut c_void, _call_site: *mut c_void) {
+    let st = STATE.load(Relaxed);
+    if st != LIVE && (st == DEAD || !go_live()) {
+        return;
+    }
+    let f = this_fn as usize;
+    let mut val = lookup(f);
+    if val == 0 {
+        val = register(f);
+    }
+    let _ = SHADOW.try_with(|s| {
+        // Safety: only this thread touches its shadow, and not re-entrantly
+        // (nothing below calls instrumented code).
+        let s = unsafe { &mut *s.get() };
+        let d = s.depth;
+        s.depth += 1;
+        if d >= MAX_DEPTH {
+            return;
+        }
+        let rec = val & (SKIP | THROTTLED) == 0
+            && val != 0
+            && s.count(val)
+            && parallax::enter(val as u32);
+        let (w, b) = (d / 64, 1u64 << (d % 64));
+        if rec {
+            s.bits[w] |= b;
+        } else {
+            s.bits[w] &= !b;
+        }
+    });
+}
+
+/// Function exit.
+///
+/// # Safety
+/// Called by compiler-generated code.
+#[no_mangle]
+pub unsafe extern "C" fn __cyg_profile_func_exit(_this_fn: *mut c_void, _call_site: *mut c_void) {
+    if STATE.load(Relaxed) != LIVE {
+        return;
+    }
+    let _ = SHADOW.try_with(|s| {
+        // Safety: as in the entry hook.
+        let s = unsafe { &mut *s.get() };
+        if s.depth == 0 {
+            return;
+        }
+        s.depth -= 1;
+        let d = s.depth;
+        if d < MAX_DEPTH && s.bits[d / 64] & (1u64 << (d % 64)) != 0 {
+            parallax::leave();
+        }
+    });
+}
+
+impl Shadow {
+    /// Counts a call; false if the function was just throttled.
+    #[inline(always)]
+    fn count(&mut self, val: u64) -> bool {
+        let i = ((val >> 32) & 0xffff) as usize;
+        let Some(c) = self.counts.get_mut(i) else {
+            self.grow(i);
+            return true;
+        };
+        *c += 1;
+        let c = *c;
+        if c.is_power_of_two() {
+            return self.check(i, c, val);
+        }
+        true
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, i: usize) {
+        let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);
+        self.counts.resize(n, 0);
+        self.first_ns.resize(n, 0);
+        self.counts[i] = 1;
+        self.first_ns[i] = parallax::clock::mono_ns();
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check(&mut self, i: usize, calls: u32, val: u64) -> bool {
+        let now = parallax::clock::mono_ns();
+        if calls == 1 {
+            self.first_ns[i] = now;
+            return true;
+        }
+        let s = settings::get();
+        if s.throttle_calls == 0 || calls < s.throttle_calls {
+            return true;
+        }
+        let per_call = now.saturating_sub(self.first_ns[i]) / calls as u64;
+        if per_call >= s.throttle_ns {
+            return true;
+        }
+        throttle(val, i, calls, per_call);
+        false
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn throttle(val: u64, i: usize, calls: u32, per_call_ns: u64) {
+    let f = (0..SLOTS).find_map(|k| {
+        let s = &TABLE[k];
+        (s.val.load(Relaxed) & !(THROTTLED | SKIP) == val & !(THROTTLED | SKIP)).then_some(s)
+    });
+    let Some(slot) = f else { return };
+    if slot.val.fetch_or(THROTTLED, AcqRel) & THROTTLED != 0 {
+        return;
+    }
+    let name = NAMES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(i)
+        .cloned()
+        .unwrap_or_default();
+    parallax::define(Def::Property {
+        key: "throttled".into(),
+        value: format!(
+            "{name}: {calls} calls on one thread at under {:.2} us each",
+            per_call_ns as f64 / 1000.0
+        ),
+    });
+}
+
+#[cold]
+#[inline(never)]
+fn go_live() -> bool {
+    let live = !crate::dead() && parallax::mode() != parallax::Mode::Off;
+    let _ = STATE.compare_exchange(UNKNOWN, if live { LIVE } else { DEAD }, AcqRel, Acquire);
+    STATE.load(Acquire) == LIVE
+}
+
+/// Registers function `f`: its slot value, or 0 if it cannot be recorded
+/// now (not measuring, or registering already on this thread).
+#[cold]
+#[inline(never)]
+fn register(f: usize) -> u64 {
+    if REGISTERING.with(|r| r.replace(true)) {
+        return 0;
+    }
+    let v = register_locked(f);
+    REGISTERING.with(|r| r.set(false));
+    v
+}
+
+fn register_locked(f: usize) -> u64 {
+    let _g = REGISTER.lock().unwrap_or_else(|e| e.into_inner());
+    let v = lookup(f);
+    if v != 0 {
+        return v;
+    }
+    let n = FUNCTIONS.load(Relaxed);
+    if n >= MAX_FUNCTIONS {
+        if n == MAX_FUNCTIONS {
+            FUNCTIONS.store(n + 1, Relaxed);
+            parallax::define(Def::Property {
+                key: "functions_not_measured".into(),
+                value: format!("more than {MAX_FUNCTIONS} instrumented functions"),
+            });
+        }
+        return SKIP;
+    }
+    let names = crate::symbols::name_of(f);
+    let (pretty, symbol) = match names {
+        Some(n) => (n.pretty, n.symbol),
+        None => (format!("{f:#x}"), String::new()),
+    };
+    let mut val = (n as u64) << 32;
+    if !settings::get().filter.wants(&pretty, &symbol) {
+        val |= SKIP;
+    } else {
+        let id = parallax::register_region(&pretty, RegionKind::Function, "", 0);
+        if id == 0 {
+            return 0;
+        }
+        parallax::define(Def::CodeAddress {
+            region: id,
+            addr: f as u64,
+        });
+        val |= id as u64;
+    }
+    NAMES.lock().unwrap_or_else(|e| e.into_inner()).push(pretty);
+    FUNCTIONS.store(n + 1, Relaxed);
+    let mut i = home(f);
+    while TABLE[i].key.load(Relaxed) != 0 {
+        i = (i + 1) & (SLOTS - 1);
+    }
+    TABLE[i].val.store(val, Relaxed);
+    TABLE[i].key.store(f, Release);
+    val
+}
