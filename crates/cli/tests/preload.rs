@@ -331,12 +331,15 @@ fn cpp_and_fortran_functions_are_named() {
         return;
     }
     let heat = d.join("heat");
+    // Module files go next to the program, not into the working directory.
+    let modules = format!("-J{}", d.display());
     compile(
         "gfortran",
         &[
             "-g",
             "-O1",
             "-finstrument-functions",
+            &modules,
             "heat.f90",
             "-o",
             heat.to_str().unwrap(),
