@@ -7,7 +7,12 @@ packages=(build-essential pkg-config
     # OTF2 export/import (libotf2 through FFI) and its tests: otf2-print,
     # the python3-otf2 reader/writer; Perfetto and profile export tests:
     # protobuf decoding and pandas, all for Debian's /usr/bin/python3.
-    libotf2-trace-dev otf2-tools python3-otf2 python3-protobuf python3-pandas python3-pip)
+    libotf2-trace-dev otf2-tools python3-otf2 python3-protobuf python3-pandas python3-pip
+    # The interposition library's MPI and OpenSHMEM wrappers (built against
+    # mpi.h and shmem.h) and the tests that compile and run real C, C++,
+    # Fortran, MPI and SHMEM programs: Open MPI with OSHMEM, gfortran, clang,
+    # binutils' nm and objcopy (for the weak MPI symbols).
+    openmpi-bin libopenmpi-dev gfortran clang binutils)
 
 missing=()
 for p in "${packages[@]}"; do
