@@ -77,16 +77,95 @@ fn concurrency_profile_of_an_imbalanced_pair() {
     assert_eq!(seq.locations, 3);
     let sum: f64 = seq.time_ns.iter().sum();
     assert!((sum - seq.total_ns).abs() < 1e-3 * seq.total_ns);
-    // The main thread waits in join; worker 2 computes three times as long
-    // as worker 1, which then waits at the barrier: one location is busy
-    // about twice as long as two are.
-    let (one, two) = (seq.time_ns[1], seq.time_ns[2]);
-    assert!(one > 1.3 * two && one < 3.0 * two, "T1 {one} T2 {two}");
+    // Timing on a shared machine varies; the split itself is checked
+    // exactly on a synthetic trace below.
     assert!(
         seq.time_ns[3] < 0.05 * seq.total_ns,
         "the main thread is never busy with both"
     );
-    assert!(seq.ceff() > 0.2 && seq.ceff() < 0.6, "CEFF {}", seq.ceff());
+    assert!(seq.ceff() > 0.0 && seq.ceff() <= 1.0, "CEFF {}", seq.ceff());
+}
+
+#[test]
+fn concurrency_profile_of_a_known_trace_is_exact() {
+    use parallax_model::defs::{ClockSource, Def};
+    use parallax_model::event::{Event, EventKind};
+    use parallax_model::experiment::{events_file, rank_dir, EventWriter, DEFS_FILE};
+    use parallax_model::file::{self, FileKind};
+    use parallax_model::region::RegionKind;
+
+    let dir =
+        std::env::temp_dir().join(format!("parallax-verify-synthetic-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let rank = dir.join(rank_dir(0));
+    std::fs::create_dir_all(&rank).unwrap();
+    let mut bytes = file::header(FileKind::Definitions, 0, 0).to_vec();
+    let mut payload = Vec::new();
+    let defs = [
+        Def::Clock {
+            source: ClockSource::Monotonic,
+            nominal_hz: 1e9,
+        },
+        Def::ClockSync {
+            tick: 0,
+            mono_ns: 0,
+            unix_ns: 0,
+        },
+        Def::ClockSync {
+            tick: 1_000_000,
+            mono_ns: 1_000_000,
+            unix_ns: 1_000_000,
+        },
+        Def::Region {
+            id: 1,
+            kind: RegionKind::Function,
+            name: "work".into(),
+            file: String::new(),
+            line: 0,
+        },
+        Def::Region {
+            id: 2,
+            kind: RegionKind::Barrier,
+            name: "wait".into(),
+            file: String::new(),
+            line: 0,
+        },
+    ];
+    for d in &defs {
+        d.encode(&mut payload);
+    }
+    file::push_block(&mut bytes, &payload);
+    std::fs::write(rank.join(DEFS_FILE), bytes).unwrap();
+    let enter = |time, region| Event {
+        time,
+        kind: EventKind::Enter { region },
+    };
+    let leave = |time, region| Event {
+        time,
+        kind: EventKind::Leave { region },
+    };
+    // Location 0 works from 0 to 100; location 1 works to 40, then waits;
+    // location 2 waits all along.
+    let traces = [
+        vec![enter(0, 1), leave(100, 1)],
+        vec![enter(0, 1), leave(40, 1), enter(40, 2), leave(100, 2)],
+        vec![enter(0, 2), leave(100, 2)],
+    ];
+    for (t, evs) in traces.iter().enumerate() {
+        let mut w =
+            EventWriter::create(&rank.join(events_file(t as u32)), 0, t as u32, 4096).unwrap();
+        for e in evs {
+            w.push(e).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let exp = Experiment::open(&dir).unwrap();
+    let c = concurrency::profile(&exp, Executor::Threads(2)).unwrap();
+    assert_eq!(c.locations, 3);
+    assert_eq!(c.total_ns, 100.0);
+    assert_eq!(c.time_ns, vec![0.0, 60.0, 40.0, 0.0]);
+    assert!((c.ceff() - 140.0 / 300.0).abs() < 1e-12);
+    assert!((c.cavg() - 1.4).abs() < 1e-12);
 }
 
 #[test]
