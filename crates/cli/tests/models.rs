@@ -498,3 +498,189 @@ fn missing_mpi_launcher_or_library_is_explained() {
         stderr(&o)
     );
 }
+
+#[test]
+fn openshmem_one_sided_atomics_locks_and_collectives() {
+    if !mpi_available() || !have("oshcc") {
+        return;
+    }
+    let d = tmp("shmem");
+    let exe = d.join("oneside");
+    compile(
+        "oshcc",
+        &["-g", "-O1", "shmem/oneside.c", "-o", exe.to_str().unwrap()],
+    );
+    let out = d.join("exp");
+    preload();
+    let mut cmd = parallax();
+    cmd.args(["run", "--no-report", "--mode", "trace", "--out"])
+        .arg(&out)
+        .args(["--", "oshrun", "-np", "4", exe.to_str().unwrap(), "5"]);
+    let o = mpi_env(&mut cmd).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let exp = open(&out);
+    assert_eq!(exp.processes.len(), 4);
+    const ITERS: usize = 5;
+    // Symmetric ids: whatever the PE, one object has one id.
+    let mut ids: BTreeMap<(&str, u64), Vec<u64>> = BTreeMap::new();
+    for p in &exp.processes {
+        let me = p.rank;
+        let (next, prev) = ((me + 1) % 4, (me + 3) % 4);
+        assert!(
+            p.end_unix_ns.is_some(),
+            "PE {me}: written before shmem_finalize"
+        );
+        assert_balanced(p);
+        let evs = &events(p)[&0];
+        for (name, n) in [
+            ("shmem_init", 1),
+            ("shmem_finalize", 1),
+            ("shmem_long_put", ITERS),
+            ("shmem_int_put_nbi", ITERS),
+            ("shmem_int_p", 1),
+            ("shmem_long_get", ITERS),
+            ("shmem_int_get_nbi", ITERS),
+            ("shmem_int_g", 1),
+            ("shmem_quiet", 2),
+            ("shmem_int_atomic_fetch_add", ITERS),
+            ("shmem_int_atomic_inc", ITERS),
+            ("shmem_long_fadd", 1),
+            ("shmem_set_lock", ITERS),
+            ("shmem_clear_lock", ITERS),
+            ("shmem_int_atomic_fetch", ITERS),
+            ("shmem_int_wait_until", (me == 0) as usize),
+            ("shmem_barrier_all", 8),
+            ("shmem_barrier", (me % 2 == 0) as usize),
+            ("shmem_broadcast64", 1),
+            ("shmem_fcollect64", 1),
+            ("shmem_collect64", 1),
+            ("shmem_alltoall64", 1),
+            ("shmem_int_sum_to_all", 1),
+            ("shmem_fence", 1),
+        ] {
+            assert_eq!(enters(p, evs, name), n, "PE {me}: {name}");
+        }
+        let mut puts = Vec::new();
+        let mut gets = Vec::new();
+        let mut atomics = Vec::new();
+        let mut locks = Vec::new();
+        let mut colls = Vec::new();
+        for e in evs {
+            match e.kind {
+                EventKind::Put {
+                    target,
+                    bytes,
+                    addr,
+                } => puts.push((target, bytes, addr)),
+                EventKind::Get {
+                    target,
+                    bytes,
+                    addr,
+                } => gets.push((target, bytes, addr)),
+                EventKind::Atomic {
+                    target,
+                    bytes,
+                    addr,
+                } => atomics.push((target, bytes, addr)),
+                EventKind::LockRequest { lock } => locks.push(("request", lock)),
+                EventKind::LockAcquired { lock } => locks.push(("acquired", lock)),
+                EventKind::LockRelease { lock } => locks.push(("release", lock)),
+                EventKind::ValueReached { addr } => {
+                    ids.entry(("waited", 0)).or_default().push(addr)
+                }
+                EventKind::CollectiveEnd {
+                    op,
+                    comm,
+                    root,
+                    sent,
+                    received,
+                } if op != CollectiveOp::Barrier || comm != 0 => {
+                    colls.push((op, comm, root, sent, received))
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(puts.len(), 2 * ITERS + 1);
+        assert!(puts[..ITERS].iter().all(|x| x.0 == next && x.1 == 64));
+        assert!(puts[ITERS..2 * ITERS]
+            .iter()
+            .all(|x| x.0 == next && x.1 == 16));
+        assert_eq!((puts[2 * ITERS].0, puts[2 * ITERS].1), (next, 4));
+        assert_eq!(gets.len(), 2 * ITERS + 1);
+        assert!(gets[..ITERS]
+            .iter()
+            .all(|x| x.0 == prev && x.1 == 64 && x.2 == puts[0].2));
+        assert!(gets[ITERS..2 * ITERS]
+            .iter()
+            .all(|x| x.0 == prev && x.1 == 16 && x.2 == puts[ITERS].2));
+        ids.entry(("dst", 0)).or_default().push(puts[0].2);
+        ids.entry(("flag", 0)).or_default().push(puts[2 * ITERS].2);
+        assert_eq!(atomics.len(), 3 * ITERS + 1);
+        assert!(atomics.iter().all(|a| a.0 == 0));
+        let counter = atomics[0].2;
+        assert_eq!(
+            atomics
+                .iter()
+                .filter(|a| a.2 == counter && a.1 == 4)
+                .count(),
+            3 * ITERS
+        );
+        ids.entry(("counter", 0)).or_default().push(counter);
+        let rma_done = count(evs, |k| *k == EventKind::RmaComplete { target: u32::MAX });
+        assert_eq!(rma_done, 2);
+        // Locks: request, acquired, release on one lock, ITERS times.
+        assert_eq!(locks.len(), 3 * ITERS);
+        for c in locks.chunks(3) {
+            assert_eq!([c[0].0, c[1].0, c[2].0], ["request", "acquired", "release"]);
+            assert!(c.iter().all(|x| x.1 == locks[0].1));
+        }
+        ids.entry(("lock", 0)).or_default().push(locks[0].1);
+        // Collectives other than barrier_all.
+        let mut want = Vec::new();
+        if me % 2 == 0 {
+            let even = (1u64 << 61) | (1 << 32) | 2;
+            want.push((CollectiveOp::Barrier, even, NO_ROOT, 0, 0));
+            assert_eq!(p.groups.get(&even), Some(&vec![0, 2]));
+        }
+        let root = if me == 1 { (32, 0) } else { (0, 32) };
+        want.extend([
+            (CollectiveOp::Broadcast, 0, 1, root.0, root.1),
+            (CollectiveOp::Allgather, 0, NO_ROOT, 16, 64),
+            (CollectiveOp::Allgather, 0, NO_ROOT, 8 * (1 + me as u64), 0),
+            (CollectiveOp::Alltoall, 0, NO_ROOT, 32, 32),
+            (CollectiveOp::Allreduce, 0, NO_ROOT, 12, 12),
+        ]);
+        // shmem_malloc is not used: nothing of kind Other.
+        assert_eq!(colls, want, "PE {me}");
+    }
+    for ((what, _), v) in &ids {
+        assert!(
+            v.iter().all(|x| x == &v[0]),
+            "{what}: one id on every PE: {v:?}"
+        );
+    }
+    assert_eq!(
+        ids[&("waited", 0)][0],
+        ids[&("counter", 0)][0],
+        "waited on the counter"
+    );
+
+    // With Open MPI's defaults every OSHMEM program dies in shmem_finalize
+    // here (docs/interposition.md); what it did before is all written.
+    let out = d.join("exp-default");
+    let mut cmd = parallax();
+    cmd.args(["run", "--no-report", "--mode", "trace", "--out"])
+        .arg(&out)
+        .args(["--", "oshrun", "-np", "2", exe.to_str().unwrap(), "2"]);
+    let o = mpi_env(&mut cmd)
+        .env_remove("OMPI_MCA_opal_common_ucx_opal_mem_hooks")
+        .output()
+        .unwrap();
+    let exp = open(&out);
+    assert_eq!(exp.processes.len(), 2, "{}", stderr(&o));
+    for p in &exp.processes {
+        assert!(p.end_unix_ns.is_some());
+        assert_eq!(total_enters(p, "shmem_long_put"), 2);
+        assert_eq!(total_enters(p, "shmem_finalize"), 1);
+    }
+}
