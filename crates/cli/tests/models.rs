@@ -684,3 +684,112 @@ fn openshmem_one_sided_atomics_locks_and_collectives() {
         assert_eq!(total_enters(p, "shmem_finalize"), 1);
     }
 }
+
+#[test]
+fn gasp_events_of_a_runtime_become_regions_and_events() {
+    let d = tmp("gasp");
+    let exe = d.join("gasp_runtime");
+    let inc = format!("-I{}", workspace().join("crates/preload/include").display());
+    compile(
+        "gcc",
+        &[
+            "-g",
+            "-O1",
+            &inc,
+            "gasp_runtime.c",
+            "-o",
+            exe.to_str().unwrap(),
+            "-lpthread",
+        ],
+    );
+    // Without a tool the runtime runs on its own.
+    let o = Command::new(&exe).output().unwrap();
+    assert!(o.status.success());
+    assert!(stdout(&o).starts_with("tool=0"), "{}", stdout(&o));
+    let out = d.join("exp");
+    let o = run(
+        &out,
+        &["--mode", "trace"],
+        &[exe.to_str().unwrap(), "2", "4"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = values(&stdout(&o));
+    assert_eq!(v["tool"], 1);
+    assert_eq!(
+        (v["control_was"], v["control_back"]),
+        (1, 0),
+        "gasp_control answers"
+    );
+    let exp = open(&out);
+    let p = &exp.processes[0];
+    assert_balanced(p);
+    let lock = v["lock"];
+    let mut threads = 0;
+    for evs in events(p).values() {
+        if enters(p, evs, "solve") == 0 {
+            continue;
+        }
+        threads += 1;
+        for (name, n) in [
+            ("solve", 1),
+            ("upc_notify", 4),
+            ("upc_wait", 4),
+            ("upc_barrier", 4),
+            ("upc_lock", 4),
+            ("upc_unlock", 4),
+            ("upc_memget", 4),
+            ("upc_memput", 4),
+            ("shared write (non-blocking)", 4),
+            ("shared read (non-blocking)", 4),
+            ("upc_sync_nb", 4),
+            ("upc_all_reduce", 1),
+            ("upc_forall", 0),
+        ] {
+            assert_eq!(enters(p, evs, name), n, "{name}");
+        }
+        let c = |f: &dyn Fn(&EventKind) -> bool| count(evs, f);
+        assert_eq!(c(&|k| *k == EventKind::LockRequest { lock }), 4);
+        assert_eq!(c(&|k| *k == EventKind::LockAcquired { lock }), 4);
+        assert_eq!(c(&|k| *k == EventKind::LockRelease { lock }), 4);
+        let bytes = |want: u64| {
+            c(&|k| matches!(k, EventKind::Put { bytes, target: u32::MAX, .. } if *bytes == want))
+        };
+        assert_eq!((bytes(256), bytes(64)), (4, 4));
+        assert_eq!(c(&|k| matches!(k, EventKind::Get { bytes: 128, .. })), 4);
+        assert_eq!(c(&|k| *k == EventKind::RmaComplete { target: u32::MAX }), 4);
+        assert_eq!(c(&|k| *k == EventKind::CollectiveBegin), 9);
+        assert_eq!(
+            c(&|k| matches!(
+                k,
+                EventKind::CollectiveEnd {
+                    op: CollectiveOp::Barrier,
+                    ..
+                }
+            )),
+            8
+        );
+        assert_eq!(
+            c(&|k| matches!(
+                k,
+                EventKind::CollectiveEnd {
+                    op: CollectiveOp::Reduce,
+                    sent: 80,
+                    ..
+                }
+            )),
+            1
+        );
+        let iteration = region(p, "iteration").unwrap();
+        let marks: Vec<i64> = evs
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Mark { mark, value } if mark == iteration => Some(value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(marks, [0, 1, 2, 3]);
+    }
+    assert_eq!(threads, 2);
+    let barrier = &p.regions[&region(p, "upc_barrier").unwrap()];
+    assert!(barrier.file.ends_with("gasp_runtime.c") && barrier.line > 0);
+}
