@@ -10,5 +10,9 @@ echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check
 echo "== cargo clippy" >&2
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo "== cargo build" >&2
+# `cargo test` builds libraries as rlibs only; the interposition library
+# (a cdylib that `parallax run` injects) must exist for the CLI tests.
+cargo build --workspace
 echo "== cargo test" >&2
 cargo test --workspace
