@@ -240,6 +240,32 @@ fn mpi_point_to_point_matches_every_receive_to_its_send() {
     assert!(even.3 != 0 && odd.3 != 0 && even.3 != odd.3);
     assert_eq!(process(&exp, 2).groups.get(&even.3), Some(&vec![0, 2]));
     assert_eq!(process(&exp, 3).groups.get(&odd.3), Some(&vec![1, 3]));
+    // Profile mode: the same calls, counted, without events.
+    let prof = d.join("exp-profile");
+    let o = run_mpirun(
+        &prof,
+        &["--mode", "profile"],
+        4,
+        &[exe.to_str().unwrap(), "5"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parallax()
+        .args(["report", "--json"])
+        .arg(&prof)
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let calls = |name: &str| {
+        r["total"]["flat"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["region"] == name)
+            .map_or(0, |x| x["count"].as_u64().unwrap())
+    };
+    assert_eq!(calls("MPI_Isend"), 4 * (ITERS + 3));
+    assert_eq!(calls("MPI_Waitall"), 4 * (ITERS + 3));
+    assert_eq!(calls("MPI_Sendrecv"), 4);
     // Clock offsets to rank 0, at init and at finalize.
     for r in 1..4 {
         let p = process(&exp, r);

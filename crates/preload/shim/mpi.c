@@ -42,6 +42,10 @@
             pxl_busy = 0;                                  \
     } while (0)
 
+/* Events are made only when traced (in profile mode only the regions
+ * count). */
+#define TR (px_in & PXL_TRACED)
+
 #define EV(code, a, b, c, d, e) \
     parallax_pl_event(code, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d), (uint64_t)(e))
 
@@ -495,7 +499,7 @@ int MPI_Pcontrol(const int level, ...) {
 #define BLOCKING_SEND(fn, name)                                                        \
     int fn(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) { \
         ENTER(name, PXL_SEND);                                                         \
-        if (px_in && dest != MPI_PROC_NULL) {                                          \
+        if (TR && dest != MPI_PROC_NULL) {                                          \
             struct comm *c = comm_of(comm);                                            \
             EV(PXL_EV_SEND, world_of(c, dest), (uint32_t)tag, c ? c->id : 0,           \
                type_bytes(t, count), 0);                                               \
@@ -515,7 +519,7 @@ BLOCKING_SEND(MPI_Rsend, "MPI_Rsend")
            MPI_Request *req) {                                                         \
         ENTER(name, PXL_SEND);                                                         \
         int r = P##fn(buf, count, t, dest, tag, comm, req);                            \
-        if (px_in && r == MPI_SUCCESS && dest != MPI_PROC_NULL) {                      \
+        if (TR && r == MPI_SUCCESS && dest != MPI_PROC_NULL) {                      \
             struct comm *c = comm_of(comm);                                            \
             uint64_t bytes = type_bytes(t, count);                                     \
             req_add(req, REQ_SEND, 0, c, dest, tag, bytes);                            \
@@ -537,7 +541,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int r = PMPI_Recv(buf, count, t, src, tag, comm, st);
-    if (px_in && r == MPI_SUCCESS) {
+    if (TR && r == MPI_SUCCESS) {
         struct comm *c = comm_of(comm);
         uint32_t peer;
         int rtag;
@@ -553,7 +557,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
               MPI_Request *req) {
     ENTER("MPI_Irecv", PXL_RECV);
     int r = PMPI_Irecv(buf, count, t, src, tag, comm, req);
-    if (px_in && r == MPI_SUCCESS && src != MPI_PROC_NULL) {
+    if (TR && r == MPI_SUCCESS && src != MPI_PROC_NULL) {
         req_add(req, REQ_RECV, 0, comm_of(comm), src, tag, type_bytes(t, count));
         EV(PXL_EV_IRECV, key_of(req, sizeof *req), 0, 0, 0, 0);
     }
@@ -567,12 +571,12 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     ENTER("MPI_Sendrecv", PXL_SENDRECV);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    struct comm *c = px_in ? comm_of(comm) : NULL;
-    if (px_in && dest != MPI_PROC_NULL)
+    struct comm *c = TR ? comm_of(comm) : NULL;
+    if (TR && dest != MPI_PROC_NULL)
         EV(PXL_EV_SEND, world_of(c, dest), (uint32_t)stag, c ? c->id : 0,
            type_bytes(stype, scount), 0);
     int r = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st);
-    if (px_in && r == MPI_SUCCESS) {
+    if (TR && r == MPI_SUCCESS) {
         uint32_t peer;
         int tag;
         uint64_t bytes;
@@ -588,11 +592,11 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
     ENTER("MPI_Sendrecv_replace", PXL_SENDRECV);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    struct comm *c = px_in ? comm_of(comm) : NULL;
-    if (px_in && dest != MPI_PROC_NULL)
+    struct comm *c = TR ? comm_of(comm) : NULL;
+    if (TR && dest != MPI_PROC_NULL)
         EV(PXL_EV_SEND, world_of(c, dest), (uint32_t)stag, c ? c->id : 0, type_bytes(t, count), 0);
     int r = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, st);
-    if (px_in && r == MPI_SUCCESS) {
+    if (TR && r == MPI_SUCCESS) {
         uint32_t peer;
         int tag;
         uint64_t bytes;
@@ -654,7 +658,7 @@ static void started(MPI_Request *req) {
 int MPI_Start(MPI_Request *req) {
     ENTER("MPI_Start", PXL_SEND);
     int r = PMPI_Start(req);
-    if (px_in && r == MPI_SUCCESS)
+    if (TR && r == MPI_SUCCESS)
         started(req);
     LEAVE();
     return r;
@@ -663,7 +667,7 @@ int MPI_Start(MPI_Request *req) {
 int MPI_Startall(int n, MPI_Request reqs_[]) {
     ENTER("MPI_Startall", PXL_SEND);
     int r = PMPI_Startall(n, reqs_);
-    for (int i = 0; px_in && r == MPI_SUCCESS && i < n; i++)
+    for (int i = 0; TR && r == MPI_SUCCESS && i < n; i++)
         started(&reqs_[i]);
     LEAVE();
     return r;
@@ -688,7 +692,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) {
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     uint64_t key = key_of(req, sizeof *req);
     int r = PMPI_Wait(req, st);
-    if (px_in && r == MPI_SUCCESS)
+    if (TR && r == MPI_SUCCESS)
         completed(key, st);
     LEAVE();
     return r;
@@ -700,7 +704,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     uint64_t key = key_of(req, sizeof *req);
     int r = PMPI_Test(req, flag, st);
-    if (px_in && r == MPI_SUCCESS && *flag)
+    if (TR && r == MPI_SUCCESS && *flag)
         completed(key, st);
     LEAVE();
     return r;
@@ -709,7 +713,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
 int MPI_Waitall(int n, MPI_Request r_[], MPI_Status st_[]) {
     ENTER("MPI_Waitall", PXL_WAIT);
     struct saved s;
-    if (!px_in) {
+    if (!TR) {
         int r = PMPI_Waitall(n, r_, st_);
         LEAVE();
         return r;
@@ -726,7 +730,7 @@ int MPI_Waitall(int n, MPI_Request r_[], MPI_Status st_[]) {
 int MPI_Testall(int n, MPI_Request r_[], int *flag, MPI_Status st_[]) {
     ENTER("MPI_Testall", PXL_WAIT);
     struct saved s;
-    if (!px_in) {
+    if (!TR) {
         int r = PMPI_Testall(n, r_, flag, st_);
         LEAVE();
         return r;
@@ -745,7 +749,7 @@ int MPI_Waitany(int n, MPI_Request r_[], int *index, MPI_Status *status) {
     struct saved s;
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    if (!px_in) {
+    if (!TR) {
         int r = PMPI_Waitany(n, r_, index, status);
         LEAVE();
         return r;
@@ -764,7 +768,7 @@ int MPI_Testany(int n, MPI_Request r_[], int *index, int *flag, MPI_Status *stat
     struct saved s;
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-    if (!px_in) {
+    if (!TR) {
         int r = PMPI_Testany(n, r_, index, flag, status);
         LEAVE();
         return r;
@@ -781,7 +785,7 @@ int MPI_Testany(int n, MPI_Request r_[], int *index, int *flag, MPI_Status *stat
 int MPI_Waitsome(int n, MPI_Request r_[], int *outcount, int indices[], MPI_Status st_[]) {
     ENTER("MPI_Waitsome", PXL_WAIT);
     struct saved s;
-    if (!px_in) {
+    if (!TR) {
         int r = PMPI_Waitsome(n, r_, outcount, indices, st_);
         LEAVE();
         return r;
@@ -798,7 +802,7 @@ int MPI_Waitsome(int n, MPI_Request r_[], int *outcount, int indices[], MPI_Stat
 int MPI_Testsome(int n, MPI_Request r_[], int *outcount, int indices[], MPI_Status st_[]) {
     ENTER("MPI_Testsome", PXL_WAIT);
     struct saved s;
-    if (!px_in) {
+    if (!TR) {
         int r = PMPI_Testsome(n, r_, outcount, indices, st_);
         LEAVE();
         return r;
@@ -847,12 +851,12 @@ static struct coll coll_of(MPI_Comm comm, int root) {
 
 #define COLL_BEGIN(name, kind)             \
     ENTER(name, kind);                     \
-    if (px_in)                             \
+    if (TR)                                \
         EV(PXL_EV_COLL_BEGIN, 0, 0, 0, 0, 0)
 
 #define COLL_END(op, k, sent, recvd)                                                 \
     do {                                                                             \
-        if (px_in)                                                                   \
+        if (TR)                                                                      \
             EV(PXL_EV_COLL_END, op, (k).c ? (k).c->id : 0, (k).root, sent, recvd);   \
         LEAVE();                                                                     \
     } while (0)
@@ -867,7 +871,7 @@ static uint64_t sum_counts(const int *counts, int n, MPI_Datatype t) {
 int MPI_Barrier(MPI_Comm comm) {
     COLL_BEGIN("MPI_Barrier", PXL_BARRIER);
     int r = PMPI_Barrier(comm);
-    struct coll k = px_in ? coll_of(comm, NOROOT) : (struct coll){0};
+    struct coll k = TR ? coll_of(comm, NOROOT) : (struct coll){0};
     COLL_END(PXL_OP_BARRIER, k, 0, 0);
     return r;
 }
@@ -875,7 +879,7 @@ int MPI_Barrier(MPI_Comm comm) {
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN("MPI_Ibarrier", PXL_BARRIER);
     int r = PMPI_Ibarrier(comm, req);
-    struct coll k = px_in ? coll_of(comm, NOROOT) : (struct coll){0};
+    struct coll k = TR ? coll_of(comm, NOROOT) : (struct coll){0};
     COLL_END(PXL_OP_BARRIER, k, 0, 0);
     return r;
 }
@@ -883,7 +887,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
 /* Bytes of the rooted one-to-all and all-to-one collectives. */
 #define BCAST_BYTES(k, count, t)                                     \
     uint64_t sent = 0, recvd = 0;                                    \
-    if (px_in) {                                                     \
+    if (TR) {                                                        \
         k = coll_of(comm, root);                                     \
         uint64_t b = type_bytes(t, count);                           \
         if (k.is_root)                                               \
@@ -912,7 +916,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MP
 
 #define REDUCE_BYTES(k, count, t)                  \
     uint64_t sent = 0, recvd = 0;                  \
-    if (px_in) {                                   \
+    if (TR) {                                      \
         k = coll_of(comm, root);                   \
         sent = type_bytes(t, count);               \
         recvd = k.is_root ? sent : 0;              \
@@ -940,7 +944,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
 
 #define ALL_BYTES(k, count, t)               \
     uint64_t sent = 0;                       \
-    if (px_in) {                             \
+    if (TR) {                                \
         k = coll_of(comm, NOROOT);           \
         sent = type_bytes(t, count);         \
     }
@@ -1006,7 +1010,7 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
 
 #define GATHER_BYTES(k)                                                             \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, root);                                                    \
         sent = sbuf == MPI_IN_PLACE ? 0 : type_bytes(stype, scount);                \
         recvd = k.is_root ? type_bytes(rtype, (long)rcount * k.size) : 0;           \
@@ -1034,7 +1038,7 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 
 #define GATHERV_BYTES(k)                                                            \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, root);                                                    \
         sent = sbuf == MPI_IN_PLACE ? 0 : type_bytes(stype, scount);                \
         recvd = k.is_root ? sum_counts(rcounts, k.size, rtype) : 0;                 \
@@ -1063,7 +1067,7 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 
 #define SCATTER_BYTES(k)                                                            \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, root);                                                    \
         sent = k.is_root ? type_bytes(stype, (long)scount * k.size) : 0;            \
         recvd = rbuf == MPI_IN_PLACE ? 0 : type_bytes(rtype, rcount);               \
@@ -1091,7 +1095,7 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 
 #define SCATTERV_BYTES(k)                                                           \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, root);                                                    \
         sent = k.is_root ? sum_counts(scounts, k.size, stype) : 0;                  \
         recvd = rbuf == MPI_IN_PLACE ? 0 : type_bytes(rtype, rcount);               \
@@ -1120,7 +1124,7 @@ int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI
 
 #define ALLGATHER_BYTES(k)                                                          \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, NOROOT);                                                  \
         sent = sbuf == MPI_IN_PLACE ? type_bytes(rtype, rcount) : type_bytes(stype, scount); \
         recvd = type_bytes(rtype, (long)rcount * k.size);                           \
@@ -1148,7 +1152,7 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 
 #define ALLGATHERV_BYTES(k)                                                         \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, NOROOT);                                                  \
         sent = sbuf == MPI_IN_PLACE ? (k.rank < k.size ? type_bytes(rtype, rcounts[k.rank]) : 0) \
                                     : type_bytes(stype, scount);                    \
@@ -1178,7 +1182,7 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
 
 #define ALLTOALL_BYTES(k)                                                           \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, NOROOT);                                                  \
         recvd = type_bytes(rtype, (long)rcount * k.size);                           \
         sent = sbuf == MPI_IN_PLACE ? recvd : type_bytes(stype, (long)scount * k.size); \
@@ -1206,7 +1210,7 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 
 #define ALLTOALLV_BYTES(k)                                                          \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, NOROOT);                                                  \
         recvd = sum_counts(rcounts, k.size, rtype);                                 \
         sent = sbuf == MPI_IN_PLACE ? recvd : sum_counts(scounts, k.size, stype);   \
@@ -1237,7 +1241,7 @@ int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
 
 #define REDSCAT_BYTES(k)                                                            \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, NOROOT);                                                  \
         sent = sum_counts(rcounts, k.size, t);                                      \
         recvd = k.rank < k.size ? type_bytes(t, rcounts[k.rank]) : 0;               \
@@ -1265,7 +1269,7 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
 
 #define REDSCATB_BYTES(k)                                                           \
     uint64_t sent = 0, recvd = 0;                                                   \
-    if (px_in) {                                                                    \
+    if (TR) {                                                                       \
         k = coll_of(comm, NOROOT);                                                  \
         recvd = type_bytes(t, rcount);                                              \
         sent = recvd * (uint64_t)k.size;                                            \
@@ -1299,7 +1303,7 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
 #define CONSTRUCTOR_BEGIN(name, parent)     \
     COLL_BEGIN(name, PXL_COLLECTIVE);       \
     struct coll k = {0};                    \
-    if (px_in)                              \
+    if (TR)                                 \
         k = coll_of(parent, NOROOT)
 
 #define CONSTRUCTOR_END(r, newcomm)                         \

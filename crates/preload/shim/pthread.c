@@ -239,7 +239,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
     pxl_busy = 1;
     PXL_REGION(id, "pthread_create", PXL_THREADCREATE);
     int in = parallax_pl_enter(id);
-    struct start *s = in ? malloc(sizeof *s) : NULL;
+    struct start *s = (in & PXL_TRACED) ? malloc(sizeof *s) : NULL;
     int r;
     if (s) {
         s->fn = fn;
@@ -271,7 +271,7 @@ int pthread_join(pthread_t t, void **ret) {
     int r = REAL(pthread_join)(t, ret);
     if (r == 0) {
         uint64_t token = parallax_pl_thread_joined((uint64_t)t);
-        if (in && token)
+        if ((in & PXL_TRACED) && token)
             parallax_pl_event(PXL_EV_THREAD_JOIN, token, 0, 0, 0, 0);
     }
     if (in)
@@ -293,11 +293,11 @@ int pthread_join(pthread_t t, void **ret) {
         pxl_busy = 1;                                                           \
         PXL_REGION(id, name, PXL_LOCK);                                         \
         int in = parallax_pl_enter(id);                                         \
-        if (in)                                                                 \
+        if (in & PXL_TRACED)                                                    \
             parallax_pl_event(PXL_EV_LOCK_REQUEST, (uintptr_t)l, 0, 0, 0, 0);   \
         int r = REAL(fn)(l extra_args);                                         \
         if (in) {                                                               \
-            if (r == 0)                                                         \
+            if (r == 0 && (in & PXL_TRACED))                                    \
                 parallax_pl_event(PXL_EV_LOCK_ACQUIRED, (uintptr_t)l, 0, 0, 0, 0); \
             parallax_pl_leave();                                                \
         }                                                                       \
@@ -315,7 +315,7 @@ int pthread_join(pthread_t t, void **ret) {
         int in = parallax_pl_enter(id);                                         \
         int r = REAL(fn)(l);                                                    \
         if (in) {                                                               \
-            if (r == 0) {                                                       \
+            if (r == 0 && (in & PXL_TRACED)) {                                  \
                 parallax_pl_event(PXL_EV_LOCK_REQUEST, (uintptr_t)l, 0, 0, 0, 0); \
                 parallax_pl_event(PXL_EV_LOCK_ACQUIRED, (uintptr_t)l, 0, 0, 0, 0); \
             }                                                                   \
@@ -333,7 +333,7 @@ int pthread_join(pthread_t t, void **ret) {
         pxl_busy = 1;                                                           \
         PXL_REGION(id, name, PXL_UNLOCK);                                       \
         int in = parallax_pl_enter(id);                                         \
-        if (in)                                                                 \
+        if (in & PXL_TRACED)                                                    \
             parallax_pl_event(PXL_EV_LOCK_RELEASE, (uintptr_t)l, 0, 0, 0, 0);   \
         int r = REAL(fn)(l);                                                    \
         if (in)                                                                 \
@@ -380,16 +380,17 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespe
         id = wid;
     }
     int in = parallax_pl_enter(id);
-    if (in)
+    if (in & PXL_TRACED)
         parallax_pl_event(PXL_EV_LOCK_RELEASE, (uintptr_t)m, 0, 0, 0, 0);
     r = ts ? REAL(pthread_cond_timedwait)(c, m, ts) : REAL(pthread_cond_wait)(c, m);
-    if (in) {
+    if (in & PXL_TRACED) {
         if (r == 0)
             parallax_pl_event(PXL_EV_SEM_ACQUIRED, (uintptr_t)c, 0, 0, 0, 0);
         parallax_pl_event(PXL_EV_LOCK_REQUEST, (uintptr_t)m, 0, 0, 0, 0);
         parallax_pl_event(PXL_EV_LOCK_ACQUIRED, (uintptr_t)m, 0, 0, 0, 0);
-        parallax_pl_leave();
     }
+    if (in)
+        parallax_pl_leave();
     return r;
 }
 
@@ -421,7 +422,7 @@ int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct t
         pxl_busy = 1;                                                           \
         PXL_REGION(id, name, kind);                                             \
         int in = parallax_pl_enter(id);                                         \
-        if (in)                                                                 \
+        if (in & PXL_TRACED)                                                    \
             parallax_pl_event(PXL_EV_SEM_POST, (uintptr_t)c, 0, 0, 0, 0);       \
         int r = REAL(fn)(c);                                                    \
         if (in)                                                                 \
@@ -446,7 +447,7 @@ POST_WRAPPER(sem_post, sem_t, "sem_post", PXL_SEMPOST)
         int in = parallax_pl_enter(id);                                         \
         int r = REAL(fn)(s extra_args);                                         \
         if (in) {                                                               \
-            if (r == 0)                                                         \
+            if (r == 0 && (in & PXL_TRACED))                                    \
                 parallax_pl_event(PXL_EV_SEM_ACQUIRED, (uintptr_t)s, 0, 0, 0, 0); \
             parallax_pl_leave();                                                \
         }                                                                       \
@@ -480,14 +481,14 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
     pxl_busy = 1;
     PXL_REGION(id, "pthread_barrier_wait", PXL_BARRIER);
     int in = parallax_pl_enter(id);
-    if (in)
+    if (in & PXL_TRACED)
         parallax_pl_event(PXL_EV_COLL_BEGIN, 0, 0, 0, 0, 0);
     int r = REAL(pthread_barrier_wait)(b);
-    if (in) {
+    if (in & PXL_TRACED)
         parallax_pl_event(PXL_EV_COLL_END, PXL_OP_BARRIER, (uintptr_t)b, PXL_NO_ROOT, 0,
                           parallax_pl_barrier_count((uintptr_t)b));
+    if (in)
         parallax_pl_leave();
-    }
     pxl_busy = 0;
     return r;
 }

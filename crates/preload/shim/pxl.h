@@ -67,8 +67,11 @@ enum {
 /* The id of region `name` of kind `kind`, registering it on first use;
  * 0 while not measuring (ask again later). */
 uint32_t parallax_pl_region(const char *name, int kind);
-/* Enters region `id`; nonzero if recorded (then leave it). */
+/* Enters region `id`; nonzero if recorded (then leave it): PXL_TRACED
+ * set if events are traced too (in profile mode they are not worth
+ * making). */
 int parallax_pl_enter(uint32_t id);
+#define PXL_TRACED 2
 void parallax_pl_leave(void);
 void parallax_pl_event(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e);
 /* Group (communicator, team) `id` has these members (world ranks). */

@@ -36,9 +36,13 @@
             pxl_busy = 0;                                  \
     } while (0)
 
+/* Events are made only when traced (in profile mode only the regions
+ * count). */
+#define TR (px_in & PXL_TRACED)
+
 #define EV(code, a, b, c, d, e)                                                       \
     do {                                                                              \
-        if (px_in)                                                                    \
+        if (TR)                                                                       \
             parallax_pl_event(code, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c),      \
                               (uint64_t)(d), (uint64_t)(e));                          \
     } while (0)
@@ -460,7 +464,7 @@ void shmem_barrier_all(void) {
 void shmem_barrier(int start, int logstride, int size, long *psync) {
     COLL_BEGIN("shmem_barrier", PXL_BARRIER);
     pshmem_barrier(start, logstride, size, psync);
-    uint64_t set = px_in ? active_set(start, logstride, size) : 0;
+    uint64_t set = TR ? active_set(start, logstride, size) : 0;
     COLL_END(PXL_OP_BARRIER, set, PXL_NO_ROOT, 0, 0);
 }
 
@@ -469,10 +473,10 @@ void shmem_barrier(int start, int logstride, int size, long *psync) {
                                int start, int logstride, int size, long *psync) {          \
         COLL_BEGIN("shmem_broadcast" #BITS, PXL_COLLECTIVE);                                \
         pshmem_broadcast##BITS(target, source, n, root, start, logstride, size, psync);    \
-        uint64_t set = px_in ? active_set(start, logstride, size) : 0;                      \
+        uint64_t set = TR ? active_set(start, logstride, size) : 0;                      \
         int root_pe = start + (root << logstride);                                          \
         uint64_t b = n * (BITS / 8);                                                        \
-        int me = px_in ? pshmem_my_pe() : -1;                                               \
+        int me = TR ? pshmem_my_pe() : -1;                                               \
         COLL_END(PXL_OP_BCAST, set, (uint32_t)root_pe, me == root_pe ? b : 0,               \
                  me == root_pe ? 0 : b);                                                    \
     }
@@ -485,7 +489,7 @@ BROADCAST(64)
                             int logstride, int size, long *psync) {                        \
         COLL_BEGIN("shmem_" #NAME #BITS, PXL_COLLECTIVE);                                   \
         pshmem_##NAME##BITS(target, source, n, start, logstride, size, psync);             \
-        uint64_t set = px_in ? active_set(start, logstride, size) : 0;                      \
+        uint64_t set = TR ? active_set(start, logstride, size) : 0;                      \
         uint64_t b = n * (BITS / 8);                                                        \
         COLL_END(PXL_OP_ALLGATHER, set, PXL_NO_ROOT, b, (FIXED) ? b * (uint64_t)size : 0);  \
     }
@@ -499,7 +503,7 @@ COLLECT(fcollect, 64, 1)
                               int logstride, int size, long *psync) {                      \
         COLL_BEGIN("shmem_alltoall" #BITS, PXL_COLLECTIVE);                                 \
         pshmem_alltoall##BITS(target, source, n, start, logstride, size, psync);           \
-        uint64_t set = px_in ? active_set(start, logstride, size) : 0;                      \
+        uint64_t set = TR ? active_set(start, logstride, size) : 0;                      \
         uint64_t b = n * (BITS / 8) * (uint64_t)size;                                       \
         COLL_END(PXL_OP_ALLTOALL, set, PXL_NO_ROOT, b, b);                                  \
     }
@@ -511,7 +515,7 @@ ALLTOALL(64)
                                    int logstride, int size, T *pwrk, long *psync) {        \
         COLL_BEGIN("shmem_" #N "_" #OP "_to_all", PXL_COLLECTIVE);                          \
         pshmem_##N##_##OP##_to_all(target, source, n, start, logstride, size, pwrk, psync); \
-        uint64_t set = px_in ? active_set(start, logstride, size) : 0;                      \
+        uint64_t set = TR ? active_set(start, logstride, size) : 0;                      \
         uint64_t b = (uint64_t)n * sizeof(T);                                               \
         COLL_END(PXL_OP_ALLREDUCE, set, PXL_NO_ROOT, b, b);                                 \
     }

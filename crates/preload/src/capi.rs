@@ -61,10 +61,18 @@ pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) ->
     region(&unsafe { text(name) }, kind, "", 0)
 }
 
-/// See `shim/pxl.h`.
+/// See `shim/pxl.h`: 0 if not recorded, 1 if recorded in the profile
+/// only, 3 if traced too (events are worth recording).
 #[no_mangle]
 pub extern "C" fn parallax_pl_enter(id: u32) -> c_int {
-    parallax::enter(id) as c_int
+    if !parallax::enter(id) {
+        return 0;
+    }
+    if parallax::mode().traces() {
+        3
+    } else {
+        1
+    }
 }
 
 /// See `shim/pxl.h`.
