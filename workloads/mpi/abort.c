@@ -1,8 +1,10 @@
-/* A rank that calls MPI_Abort after some communication, for the
- * robustness tests: every rank does 3 Barriers and 3 Allreduces, then rank
- * 1 aborts with code 3 while the others wait in a Barrier.  abort */
+/* A rank that calls MPI_Abort (or, with `segv`, dies of a segmentation
+ * fault) after some communication, for the robustness tests: every rank
+ * does 3 Barriers and 3 Allreduces, then rank 1 aborts with code 3 while
+ * the others wait in a Barrier.  abort [segv] */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int main(int argc, char **argv) {
@@ -12,6 +14,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    if (rank == 1 && argc > 1 && !strcmp(argv[1], "segv")) {
+        volatile int *p = NULL;
+        *p = 1;
     }
     if (rank == 1) {
         fprintf(stderr, "rank 1 aborts\n");

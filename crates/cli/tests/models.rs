@@ -455,7 +455,7 @@ fn mpi_threads_are_locations_of_their_rank() {
 }
 
 #[test]
-fn mpi_abort_keeps_the_aborting_rank_events() {
+fn mpi_abort_and_segfault_keep_the_rank_events() {
     if !mpi_available() {
         return;
     }
@@ -471,6 +471,19 @@ fn mpi_abort_keeps_the_aborting_rank_events() {
     let evs = &events(p)[&0];
     assert_eq!(enters(p, evs, "MPI_Barrier"), 3);
     assert_eq!(enters(p, evs, "MPI_Allreduce"), 3);
+    // A rank that dies of a segmentation fault keeps its events too.
+    let out = d.join("exp-segv");
+    let o = run_mpirun(
+        &out,
+        &["--mode", "trace"],
+        2,
+        &[exe.to_str().unwrap(), "segv"],
+    );
+    assert!(!o.status.success());
+    let exp = Experiment::open(&out).unwrap();
+    let p = process(&exp, 1);
+    assert!(p.end_unix_ns.is_none(), "it did not finish");
+    assert_eq!(total_enters(p, "MPI_Allreduce"), 3, "{}", stderr(&o));
 }
 
 #[test]
