@@ -244,16 +244,14 @@ fn plan(target: &Path, shown: &str) -> anyhow::Result<Measure> {
                  Debian: apt-get install libopenmpi3 openmpi-bin)"
             );
         }
-        let model = if lib_name.starts_with("libmpi") {
-            "MPI_Init"
+        // The wrappers' names are in the library's dynamic string table.
+        let model: &[u8] = if lib_name.starts_with("libmpi") {
+            b"\0MPI_Init\0"
         } else {
-            "shmem_init"
+            b"\0shmem_init\0"
         };
         let text = std::fs::read(&lib).unwrap_or_default();
-        if !text
-            .windows(model.len() + 1)
-            .any(|w| w[..model.len()] == *model.as_bytes() && w[model.len()] == 0)
-        {
+        if !elf::contains(&text, model) {
             eprintln!(
                 "parallax: warning: `{shown}` uses {lib_name}, but {} was built without its \
                  wrappers (no mpicc/oshcc when it was built): those calls are not measured",

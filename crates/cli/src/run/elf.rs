@@ -46,7 +46,8 @@ fn u64_at(d: &[u8], at: usize) -> Option<u64> {
     ))
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
+/// Whether `needle` (not empty) occurs in `hay`.
+pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
     let first = needle[0];
     let mut at = 0;
     while let Some(p) = hay[at..].iter().position(|&b| b == first) {
