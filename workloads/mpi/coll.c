@@ -8,8 +8,10 @@
  * Allgather 1 int, Allgatherv 1 + rank ints, Alltoall 1 int per rank,
  * Alltoallv 1 int per rank, Scan 1 int, Exscan 1 int, Reduce_scatter 1 int
  * per rank, Reduce_scatter_block 1 int per rank, Barrier; then the
- * non-blocking forms with the same sizes; then Allreduce of 5 ints and
- * Bcast of 6 ints from its rank 0 on the reversed communicator. */
+ * non-blocking forms with the same sizes; then a Barrier between
+ * MPI_Pcontrol(0) and MPI_Pcontrol(1) (not to be recorded); then Allreduce
+ * of 5 ints and Bcast of 6 ints from its rank 0 on the reversed
+ * communicator. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +76,9 @@ int main(int argc, char **argv) {
         if (nb)
             MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
     }
+    MPI_Pcontrol(0);
+    MPI_Barrier(w);
+    MPI_Pcontrol(1);
     MPI_Comm rev;
     MPI_Comm_split(w, 0, size - rank, &rev);
     MPI_Allreduce(a, b, 5, MPI_INT, MPI_SUM, rev);

@@ -407,6 +407,7 @@ fn mpi_collectives_under_the_launcher_record_bytes_roots_and_communicators() {
         let begins = count(evs, |k| *k == EventKind::CollectiveBegin);
         assert_eq!(begins, got.len());
         assert_eq!(enters(p, evs, "MPI_Iallreduce"), 1);
+        assert_eq!(enters(p, evs, "MPI_Barrier"), 1, "MPI_Pcontrol(0) hid one");
         assert_eq!(enters(p, evs, "MPI_Allreduce"), 2);
         assert_balanced(p);
     }

@@ -252,6 +252,11 @@ fn go_live() -> bool {
 #[cold]
 #[inline(never)]
 fn register(f: usize) -> u64 {
+    // While recording is off (MPI_Pcontrol, flow off) a new function is not
+    // registered: its calls are not recorded, and asking again is cheap.
+    if parallax::mode() == parallax::Mode::Off {
+        return 0;
+    }
     if REGISTERING.with(|r| r.replace(true)) {
         return 0;
     }
