@@ -833,3 +833,57 @@ fn gasp_events_of_a_runtime_become_regions_and_events() {
     let barrier = &p.regions[&region(p, "upc_barrier").unwrap()];
     assert!(barrier.file.ends_with("gasp_runtime.c") && barrier.line > 0);
 }
+
+#[test]
+fn mpi_loaded_with_dlopen_is_explained() {
+    if !mpi_available() {
+        return;
+    }
+    // Like a Python extension: a library that links MPI, opened at run
+    // time by a program that does not.
+    let d = tmp("mpi-dlopen");
+    let use_c = d.join("use.c");
+    std::fs::write(
+        &use_c,
+        "#include <mpi.h>\nint run(void) { MPI_Init(0, 0); return MPI_Finalize(); }\n",
+    )
+    .unwrap();
+    let lib = d.join("libuse.so");
+    compile(
+        "mpicc",
+        &[
+            "-shared",
+            "-fPIC",
+            use_c.to_str().unwrap(),
+            "-o",
+            lib.to_str().unwrap(),
+        ],
+    );
+    let host_c = d.join("host.c");
+    std::fs::write(
+        &host_c,
+        format!(
+            "#include <dlfcn.h>\nint main(void) {{ void *h = dlopen(\"{}\", RTLD_NOW); \
+             int (*run)(void) = (int (*)(void))dlsym(h, \"run\"); return run(); }}\n",
+            lib.display()
+        ),
+    )
+    .unwrap();
+    let host = d.join("host");
+    compile(
+        "gcc",
+        &[
+            host_c.to_str().unwrap(),
+            "-o",
+            host.to_str().unwrap(),
+            "-ldl",
+        ],
+    );
+    let o = run(&d.join("exp"), &[], &[host.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("MPI was loaded after the interposition library"),
+        "{}",
+        stderr(&o)
+    );
+}

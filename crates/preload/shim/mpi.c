@@ -446,7 +446,22 @@ static void after_init(int provided) {
         sync_clocks();
 }
 
+/* The MPI library was not there when this library was loaded (a program
+ * that loads it with dlopen, as Python's mpi4py does): the weak PMPI
+ * symbols are null and nothing here can work. Say so rather than crash. */
+#pragma weak PMPI_Init
+#pragma weak PMPI_Comm_rank
+static void check_mpi(void) {
+    if (!PMPI_Init || !PMPI_Comm_rank) {
+        fprintf(stderr, "parallax: MPI was loaded after the interposition library (with "
+                        "dlopen?): its wrappers cannot reach it. Link the program with MPI, "
+                        "or run it without `parallax run`.\n");
+        abort();
+    }
+}
+
 int MPI_Init(int *argc, char ***argv) {
+    check_mpi();
     ENTER("MPI_Init", PXL_SETUP);
     int r = PMPI_Init(argc, argv);
     if (r == MPI_SUCCESS && px_outer)
@@ -456,6 +471,7 @@ int MPI_Init(int *argc, char ***argv) {
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    check_mpi();
     ENTER("MPI_Init_thread", PXL_SETUP);
     int r = PMPI_Init_thread(argc, argv, required, provided);
     if (r == MPI_SUCCESS && px_outer)

@@ -134,7 +134,19 @@ static void after_init(void) {
     parallax_pl_property("shmem_my_pe", text);
 }
 
+/* As check_mpi in mpi.c: the SHMEM library must be there at load time. */
+#pragma weak pshmem_init
+#pragma weak pshmem_n_pes
+static void check_shmem(void) {
+    if (!pshmem_init || !pshmem_n_pes) {
+        fprintf(stderr, "parallax: OpenSHMEM was loaded after the interposition library "
+                        "(with dlopen?): its wrappers cannot reach it.\n");
+        abort();
+    }
+}
+
 void shmem_init(void) {
+    check_shmem();
     ENTER("shmem_init", PXL_SETUP);
     pshmem_init();
     if (px_outer)
@@ -143,6 +155,7 @@ void shmem_init(void) {
 }
 
 int shmem_init_thread(int requested, int *provided) {
+    check_shmem();
     ENTER("shmem_init_thread", PXL_SETUP);
     int r = pshmem_init_thread(requested, provided);
     if (px_outer && r == 0)
@@ -152,6 +165,7 @@ int shmem_init_thread(int requested, int *provided) {
 }
 
 void start_pes(int npes) {
+    check_shmem();
     ENTER("start_pes", PXL_SETUP);
     pstart_pes(npes);
     if (px_outer)
