@@ -22,29 +22,6 @@
 
 #include "pxl.h"
 
-/* === entering and leaving ===
- * Calls made while another wrapper runs on this thread (the library
- * calling itself, our own clock synchronization) pass straight through. */
-
-#define ENTER(name, kind)                                  \
-    int px_outer = !pxl_busy, px_in = 0;                   \
-    if (px_outer) {                                        \
-        pxl_busy = 1;                                      \
-        PXL_REGION(px_id, name, kind);                     \
-        px_in = parallax_pl_enter(px_id);                  \
-    }
-
-#define LEAVE()                                            \
-    do {                                                   \
-        if (px_in)                                         \
-            parallax_pl_leave();                           \
-        if (px_outer)                                      \
-            pxl_busy = 0;                                  \
-    } while (0)
-
-/* Events are made only when traced (in profile mode only the regions
- * count). */
-#define TR (px_in & PXL_TRACED)
 
 #define EV(code, a, b, c, d, e) \
     parallax_pl_event(code, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d), (uint64_t)(e))

@@ -117,4 +117,28 @@ int pxl_app_caller(const void *ra);
     if (__builtin_expect(var == 0, 0))                    \
         var = parallax_pl_region(name, kind)
 
+/* === entering and leaving (the MPI and SHMEM wrappers) ===
+ * ENTER opens the wrapper's region; calls made while another wrapper runs
+ * on this thread (the library calling itself, our own clock
+ * synchronization) pass straight through. LEAVE closes it. */
+#define ENTER(name, kind)                                  \
+    int px_outer = !pxl_busy, px_in = 0;                   \
+    if (px_outer) {                                        \
+        pxl_busy = 1;                                      \
+        PXL_REGION(px_id, name, kind);                     \
+        px_in = parallax_pl_enter(px_id);                  \
+    }
+
+#define LEAVE()                                            \
+    do {                                                   \
+        if (px_in)                                         \
+            parallax_pl_leave();                           \
+        if (px_outer)                                      \
+            pxl_busy = 0;                                  \
+    } while (0)
+
+/* Events are made only when traced (in profile mode only the regions
+ * count). */
+#define TR (px_in & PXL_TRACED)
+
 #endif
