@@ -1,13 +1,12 @@
 //! The `parallax` command end to end, on real programs and real files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn parallax() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_parallax"))
-}
+use common::{parallax, preload, stderr, stdout, tmp_path};
 
 /// A test program built from the workloads folder by `cargo test`.
 fn example(name: &str) -> PathBuf {
@@ -19,17 +18,7 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("parallax-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    tmp_path(name)
 }
 
 fn report_json(dir: &Path) -> Value {
@@ -133,6 +122,7 @@ fn demo_measures_and_reports_the_workload() {
 
 #[test]
 fn run_measures_a_linked_program_and_keeps_its_exit_code() {
+    preload();
     for mode in ["trace", "profile", "both"] {
         let dir = tmp(&format!("run-{mode}"));
         let o = parallax()
@@ -167,6 +157,7 @@ fn run_measures_a_linked_program_and_keeps_its_exit_code() {
 
 #[test]
 fn run_of_a_crashing_program_keeps_its_events() {
+    preload();
     let dir = tmp("crash");
     let o = parallax()
         .args(["run", "--mode", "trace", "--out"])
@@ -185,6 +176,7 @@ fn run_of_a_crashing_program_keeps_its_events() {
 
 #[test]
 fn run_explains_what_cannot_run() {
+    preload();
     let o = parallax()
         .args(["run", "--", "no-such-program-xyz"])
         .output()
@@ -219,6 +211,7 @@ fn run_explains_what_cannot_run() {
 
 #[test]
 fn report_survives_damaged_files_and_refuses_non_experiments() {
+    preload();
     let dir = tmp("damaged");
     let o = parallax()
         .args(["run", "--mode", "trace", "--buffer", "4k", "--out"])

@@ -6,27 +6,21 @@
 //! otf2-tools, python3-otf2, python3-protobuf, python3-pandas, and the
 //! perfetto wheel).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
+
+use common::{parallax, preload, stderr, tmp_path};
 
 use parallax_model::event::{CollectiveOp, EventKind, NO_ROOT};
 use parallax_model::experiment::Experiment;
 use serde_json::Value;
 
-fn parallax() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_parallax"))
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("parallax-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    tmp_path(&format!("export-{name}"))
 }
 
 fn py_script(name: &str) -> PathBuf {
@@ -88,6 +82,7 @@ fn ranks() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = tmp("ranks");
         let exe = std::env::current_exe().unwrap();
+        preload();
         for rank in 0..2 {
             let out = if rank == 0 {
                 dir.clone()

@@ -46,6 +46,15 @@ pub fn preload() -> PathBuf {
         .clone()
 }
 
+/// A path for one test to create (a file or a directory); nothing is
+/// there yet.
+pub fn tmp_path(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("parallax-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let _ = std::fs::remove_file(&d);
+    d
+}
+
 /// A fresh directory for one test.
 pub fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("parallax-ip-{name}-{}", std::process::id()));
