@@ -61,7 +61,8 @@ pub struct Times {
 }
 
 impl Times {
-    fn from_stats(s: &Stats, clock: &ClockMap) -> Times {
+    /// Statistics in ticks of `clock` as nanoseconds.
+    pub fn from_stats(s: &Stats, clock: &ClockMap) -> Times {
         let k = clock.ns_per_tick;
         Times {
             count: s.count,

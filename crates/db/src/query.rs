@@ -1,0 +1,489 @@
+//! Reading the database: run lists, run details, read-only SQL, and the
+//! multi-run views (comparison, scaling).
+
+use rusqlite::types::ValueRef;
+use rusqlite::{params, params_from_iter};
+use serde_json::{json, Value};
+
+use crate::{Db, Error, Result};
+
+/// One run as listed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRow {
+    /// Its id.
+    pub id: i64,
+    /// Experiment directory.
+    pub dir: String,
+    /// Program name.
+    pub program: String,
+    /// Command line, joined.
+    pub command: String,
+    /// Processes (ranks).
+    pub ranks: i64,
+    /// Locations (threads over all ranks).
+    pub threads: i64,
+    /// Start, ns since the epoch.
+    pub start_unix_ns: Option<i64>,
+    /// Wall time, s.
+    pub wall_s: Option<f64>,
+    /// Measurement mode.
+    pub mode: Option<String>,
+    /// How it ended.
+    pub status: Option<String>,
+    /// Hosts, comma-separated.
+    pub hosts: String,
+    /// Source revision.
+    pub git_revision: Option<String>,
+    /// Compiler.
+    pub compiler: Option<String>,
+    /// MPI library.
+    pub mpi: Option<String>,
+    /// Tags.
+    pub tags: Vec<String>,
+}
+
+/// A finding of the bottleneck analysis, as `parallax analyze --json`
+/// writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// Pattern name (e.g. "late_sender").
+    pub pattern: String,
+    /// Time lost, s.
+    pub severity_s: f64,
+    /// Where: rank.
+    pub rank: Option<u32>,
+    /// Where: thread.
+    pub thread: Option<u32>,
+    /// Where: region name.
+    pub region: Option<String>,
+    /// Locations that cause it: (rank, thread).
+    pub culprits: Vec<(u32, Option<u32>)>,
+}
+
+impl Finding {
+    /// Findings from `{"findings": [...]}` (or a bare array); entries
+    /// without a pattern are skipped, never a panic.
+    pub fn parse_json(text: &str) -> std::result::Result<Vec<Finding>, String> {
+        let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let list = match &v {
+            Value::Array(a) => a,
+            Value::Object(o) => match o.get("findings") {
+                Some(Value::Array(a)) => a,
+                _ => return Err("no \"findings\" array".into()),
+            },
+            _ => return Err("neither an object nor an array".into()),
+        };
+        let u32_of = |v: Option<&Value>| {
+            v.and_then(Value::as_u64)
+                .and_then(|x| u32::try_from(x).ok())
+        };
+        Ok(list
+            .iter()
+            .filter_map(|f| {
+                Some(Finding {
+                    pattern: f.get("pattern")?.as_str()?.to_string(),
+                    severity_s: f.get("severity_s").and_then(Value::as_f64).unwrap_or(0.0),
+                    rank: u32_of(f.get("rank")),
+                    thread: u32_of(f.get("thread")),
+                    region: f.get("region").and_then(Value::as_str).map(str::to_string),
+                    culprits: f
+                        .get("culprits")
+                        .and_then(Value::as_array)
+                        .map(|c| {
+                            c.iter()
+                                .filter_map(|x| {
+                                    Some((u32_of(x.get("rank"))?, u32_of(x.get("thread"))))
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                })
+            })
+            .collect())
+    }
+
+    /// As JSON, in the form `parse_json` reads.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "pattern": self.pattern,
+            "severity_s": self.severity_s,
+            "rank": self.rank,
+            "thread": self.thread,
+            "region": self.region,
+            "culprits": self.culprits.iter().map(|(r, t)| json!({"rank": r, "thread": t})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+pub(crate) fn insert_findings(
+    tx: &rusqlite::Transaction<'_>,
+    run: i64,
+    findings: &[Finding],
+) -> rusqlite::Result<()> {
+    let mut st = tx.prepare(
+        "INSERT OR REPLACE INTO findings (run, idx, pattern, severity_s, rank, thread, region, culprits) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    for (i, f) in findings.iter().enumerate() {
+        let culprits = f.to_json()["culprits"].to_string();
+        st.execute(params![
+            run,
+            i as i64,
+            f.pattern,
+            f.severity_s,
+            f.rank,
+            f.thread,
+            f.region,
+            culprits
+        ])?;
+    }
+    Ok(())
+}
+
+/// Regions × runs: one row per call path, one value per run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareTable {
+    /// The runs, in the order asked.
+    pub runs: Vec<RunRow>,
+    /// (call path, depth, value per run; `None` where a run never reached it).
+    pub rows: Vec<(String, i64, Vec<Option<f64>>)>,
+}
+
+/// One run of a scaling series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalingPoint {
+    /// The run.
+    pub run: i64,
+    /// Processes.
+    pub ranks: i64,
+    /// Locations.
+    pub threads: i64,
+    /// Wall time, s.
+    pub wall_s: f64,
+}
+
+/// What `compare` puts in each cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Exclusive time summed over locations.
+    Exclusive,
+    /// Inclusive time summed over locations.
+    Inclusive,
+    /// Inclusive time of the slowest location.
+    MaxInclusive,
+}
+
+impl Metric {
+    /// The metric named `s` (excl, incl, max).
+    pub fn parse(s: &str) -> Option<Metric> {
+        match s {
+            "excl" => Some(Metric::Exclusive),
+            "incl" => Some(Metric::Inclusive),
+            "max" => Some(Metric::MaxInclusive),
+            _ => None,
+        }
+    }
+
+    fn column(self) -> &'static str {
+        match self {
+            Metric::Exclusive => "excl_ns",
+            Metric::Inclusive => "incl_ns",
+            Metric::MaxInclusive => "max_incl_ns",
+        }
+    }
+}
+
+const RUN_COLUMNS: &str =
+    "id, dir, program, command, ranks, threads, start_unix_ns, wall_s, mode, \
+     status, hosts, git_revision, compiler, mpi";
+
+impl Db {
+    fn runs_where(&self, cond: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<RunRow>> {
+        let sql = format!("SELECT {RUN_COLUMNS} FROM runs {cond}");
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(args, |r| {
+                let command: String = r.get(3)?;
+                let command = serde_json::from_str::<Vec<String>>(&command)
+                    .map(|v| v.join(" "))
+                    .unwrap_or(command);
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    dir: r.get(1)?,
+                    program: r.get(2)?,
+                    command,
+                    ranks: r.get(4)?,
+                    threads: r.get(5)?,
+                    start_unix_ns: r.get(6)?,
+                    wall_s: r.get(7)?,
+                    mode: r.get(8)?,
+                    status: r.get(9)?,
+                    hosts: r.get(10)?,
+                    git_revision: r.get(11)?,
+                    compiler: r.get(12)?,
+                    mpi: r.get(13)?,
+                    tags: Vec::new(),
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out: Vec<RunRow> = rows
+            .collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))?;
+        let mut tags = self
+            .conn
+            .prepare("SELECT tag FROM tags WHERE run = ?1 ORDER BY tag")
+            .map_err(|e| self.err(e))?;
+        for r in &mut out {
+            r.tags = tags
+                .query_map([r.id], |x| x.get(0))
+                .and_then(|m| m.collect())
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(out)
+    }
+
+    /// Runs, oldest first; only those with `tag` or whose program is
+    /// `program` when given.
+    pub fn list(&self, tag: Option<&str>, program: Option<&str>) -> Result<Vec<RunRow>> {
+        self.runs_where(
+            "WHERE (?1 IS NULL OR id IN (SELECT run FROM tags WHERE tag = ?1)) \
+             AND (?2 IS NULL OR program = ?2) ORDER BY id",
+            &[&tag, &program],
+        )
+    }
+
+    /// One run, or an error naming the id.
+    pub fn run(&self, id: i64) -> Result<RunRow> {
+        self.runs_where("WHERE id = ?1", &[&id])?
+            .pop()
+            .ok_or_else(|| Error::new(format!("no run {id} in {}", self.path.display())))
+    }
+
+    /// Derived metrics of a run, by name.
+    pub fn metrics(&self, id: i64) -> Result<Vec<(String, f64)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT metric, value FROM run_metrics WHERE run = ?1 ORDER BY metric")
+            .map_err(|e| self.err(e))?;
+        let v = st
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|m| m.collect())
+            .map_err(|e| self.err(e));
+        v
+    }
+
+    /// Findings of a run, by rank of severity.
+    pub fn findings(&self, id: i64) -> Result<Vec<Finding>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT pattern, severity_s, rank, thread, region, culprits FROM findings \
+                 WHERE run = ?1 ORDER BY severity_s DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([id], |r| {
+                let culprits: String = r.get(5)?;
+                let c =
+                    Finding::parse_json(&format!("[{{\"pattern\":\"\",\"culprits\":{culprits}}}]"))
+                        .ok()
+                        .and_then(|mut v| v.pop())
+                        .map(|f| f.culprits)
+                        .unwrap_or_default();
+                Ok(Finding {
+                    pattern: r.get(0)?,
+                    severity_s: r.get(1)?,
+                    rank: r.get(2)?,
+                    thread: r.get(3)?,
+                    region: r.get(4)?,
+                    culprits: c,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        let v = rows
+            .collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e));
+        v
+    }
+
+    /// Replaces the findings of run `id`.
+    pub fn set_findings(&mut self, id: i64, findings: &[Finding]) -> Result<()> {
+        self.run(id)?;
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| Error::sql(&path, e))?;
+        tx.execute("DELETE FROM findings WHERE run = ?1", [id])
+            .map_err(|e| Error::sql(&path, e))?;
+        insert_findings(&tx, id, findings).map_err(|e| Error::sql(&path, e))?;
+        tx.commit().map_err(|e| Error::sql(&path, e))
+    }
+
+    /// The heaviest call paths of a run by exclusive time: (path, calls,
+    /// inclusive ns, exclusive ns, % of total exclusive, imbalance).
+    pub fn top_paths(&self, id: i64, n: usize) -> Result<Vec<(String, i64, f64, f64, f64, f64)>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT n.path, s.calls, s.incl_ns, s.excl_ns, IFNULL(s.pct_excl, 0), IFNULL(s.imbalance, 0) \
+                 FROM callpath_stats s JOIN callpath_names n ON n.id = s.callpath \
+                 WHERE s.run = ?1 ORDER BY s.excl_ns DESC LIMIT ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        let v = st
+            .query_map(params![id, n as i64], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
+            .and_then(|m| m.collect())
+            .map_err(|e| self.err(e));
+        v
+    }
+
+    /// Adds and removes tags of run `id`.
+    pub fn tag(&mut self, id: i64, add: &[String], remove: &[String]) -> Result<()> {
+        self.run(id)?;
+        let path = self.path.clone();
+        let e = |e| Error::sql(&path, e);
+        let tx = self.conn.transaction().map_err(e)?;
+        for t in add {
+            tx.execute(
+                "INSERT OR IGNORE INTO tags (run, tag) VALUES (?1, ?2)",
+                params![id, t],
+            )
+            .map_err(e)?;
+        }
+        for t in remove {
+            tx.execute(
+                "DELETE FROM tags WHERE run = ?1 AND tag = ?2",
+                params![id, t],
+            )
+            .map_err(e)?;
+        }
+        tx.commit().map_err(e)
+    }
+
+    /// Removes runs (their profiles, metrics, tags and findings; the
+    /// experiment directories stay). Returns how many existed.
+    pub fn remove(&mut self, ids: &[i64]) -> Result<usize> {
+        let path = self.path.clone();
+        let e = |e| Error::sql(&path, e);
+        let tx = self.conn.transaction().map_err(e)?;
+        let mut n = 0;
+        for id in ids {
+            n += tx
+                .execute("DELETE FROM runs WHERE id = ?1", [id])
+                .map_err(e)?;
+        }
+        tx.commit().map_err(e)?;
+        Ok(n)
+    }
+
+    /// Runs one read-only SQL statement: (column names, rows as text).
+    /// Statements that would write are refused.
+    pub fn query(&self, sql: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+        let mut st = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        if !st.readonly() {
+            return Err(Error::new(
+                "db query runs read-only statements only (SELECT, WITH, read-only PRAGMAs)",
+            ));
+        }
+        let cols: Vec<String> = st.column_names().iter().map(|c| c.to_string()).collect();
+        let n = cols.len();
+        let mut rows = st.query([]).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let mut row = Vec::with_capacity(n);
+            for i in 0..n {
+                row.push(match r.get_ref(i).map_err(|e| self.err(e))? {
+                    ValueRef::Null => "NULL".to_string(),
+                    ValueRef::Integer(v) => v.to_string(),
+                    ValueRef::Real(v) => format!("{v}"),
+                    ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                    ValueRef::Blob(b) => format!("<{} bytes>", b.len()),
+                });
+            }
+            out.push(row);
+        }
+        Ok((cols, out))
+    }
+
+    /// Call paths × runs for `ids`, heaviest (over the runs) first, at most
+    /// `top` rows.
+    pub fn compare(&self, ids: &[i64], metric: Metric, top: usize) -> Result<CompareTable> {
+        let runs = ids
+            .iter()
+            .map(|&id| self.run(id))
+            .collect::<Result<Vec<_>>>()?;
+        let marks = vec!["?"; ids.len()].join(",");
+        let sql = format!(
+            "SELECT n.path, n.depth, s.run, s.{} FROM callpath_stats s \
+             JOIN callpath_names n ON n.id = s.callpath WHERE s.run IN ({marks})",
+            metric.column()
+        );
+        let mut st = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut by_path: std::collections::BTreeMap<String, (i64, Vec<Option<f64>>)> =
+            Default::default();
+        let rows = st
+            .query_map(params_from_iter(ids.iter()), |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, f64>(3)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        for row in rows {
+            let (path, depth, run, v) = row.map_err(|e| self.err(e))?;
+            let e = by_path
+                .entry(path)
+                .or_insert_with(|| (depth, vec![None; ids.len()]));
+            for (i, id) in ids.iter().enumerate() {
+                if *id == run {
+                    e.1[i] = Some(v);
+                }
+            }
+        }
+        let mut rows: Vec<(String, i64, Vec<Option<f64>>)> =
+            by_path.into_iter().map(|(p, (d, v))| (p, d, v)).collect();
+        let peak = |v: &[Option<f64>]| v.iter().flatten().copied().fold(0.0, f64::max);
+        rows.sort_by(|a, b| peak(&b.2).total_cmp(&peak(&a.2)));
+        rows.truncate(top);
+        Ok(CompareTable { runs, rows })
+    }
+
+    /// The runs of `program` with a wall time, by size (locations, then
+    /// ranks); the newest run of each size.
+    pub fn scaling(&self, program: &str) -> Result<Vec<ScalingPoint>> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT MAX(id), ranks, threads FROM runs WHERE program = ?1 AND wall_s IS NOT NULL \
+                 GROUP BY ranks, threads ORDER BY threads, ranks",
+            )
+            .map_err(|e| self.err(e))?;
+        let ids: Vec<(i64, i64, i64)> = st
+            .query_map([program], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .and_then(|m| m.collect())
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for (run, ranks, threads) in ids {
+            let wall_s: f64 = self
+                .conn
+                .query_row("SELECT wall_s FROM runs WHERE id = ?1", [run], |r| r.get(0))
+                .map_err(|e| self.err(e))?;
+            out.push(ScalingPoint {
+                run,
+                ranks,
+                threads,
+                wall_s,
+            });
+        }
+        Ok(out)
+    }
+}
