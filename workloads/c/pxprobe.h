@@ -1,0 +1,54 @@
+/* Regions for the accuracy workloads, through the C entry points of the
+ * Parallax interposition library (crates/preload/shim/pxl.h).
+ *
+ * The entry points are weak: a program that includes this header runs
+ * unchanged without the library (they are null, and every probe is one
+ * test of a null pointer); under LD_PRELOAD=libparallax_preload.so (or
+ * `parallax run`) they resolve to the library and the regions are
+ * recorded. */
+#ifndef PXPROBE_H
+#define PXPROBE_H
+
+#include <stdint.h>
+
+uint32_t parallax_pl_region(const char *name, int kind) __attribute__((weak));
+int parallax_pl_enter(uint32_t id) __attribute__((weak));
+void parallax_pl_leave(void) __attribute__((weak));
+int parallax_pl_active(void) __attribute__((weak));
+
+/* Generic operation types: the numbers of parallax_model::region::RegionKind. */
+enum { PX_USER = 0, PX_FUNCTION = 1, PX_LOOP = 2 };
+
+/* A region of the program: its id is asked for on first use (0 until the
+ * library measures). */
+typedef struct {
+    const char *name;
+    int kind;
+    uint32_t id;
+} px_site;
+
+/* Enters `s`; nonzero if recorded, and then px_leave must follow. */
+static inline int px_enter(px_site *s) {
+    if (!parallax_pl_enter)
+        return 0;
+    if (__builtin_expect(s->id == 0, 0)) {
+        s->id = parallax_pl_region(s->name, s->kind);
+        if (s->id == 0)
+            return 0;
+    }
+    return parallax_pl_enter(s->id);
+}
+
+static inline void px_leave(int entered) {
+    if (entered)
+        parallax_pl_leave();
+}
+
+/* Starts measurement (and the runtime's calibration of its probes) now,
+ * so that it does not happen inside the first timed span. */
+static inline void px_start(void) {
+    if (parallax_pl_active)
+        (void)parallax_pl_active();
+}
+
+#endif
