@@ -396,6 +396,11 @@ impl TreeBuilder {
         }
     }
 
+    /// Notes an event at `t` (where open regions close if the trace ends).
+    pub fn seen(&mut self, t: u64) {
+        self.last = t;
+    }
+
     /// The tree, closing open regions at the last time seen.
     pub fn finish(mut self) -> CallTree {
         let t = self.last.max(self.stack.last().map_or(0, |f| f.1));

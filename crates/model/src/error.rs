@@ -25,6 +25,8 @@ pub enum ErrorKind {
     Corrupt,
     /// The data ends in the middle of a block.
     Truncated,
+    /// The data is sound but does not allow what was asked of it.
+    Invalid,
 }
 
 impl Error {
@@ -41,7 +43,8 @@ impl Error {
         Error::new(ErrorKind::Corrupt, message)
     }
 
-    pub(crate) fn io(path: &std::path::Path, err: std::io::Error) -> Error {
+    /// An input/output error on `path`.
+    pub fn io(path: &std::path::Path, err: std::io::Error) -> Error {
         Error::new(ErrorKind::Io, err.to_string()).at(path)
     }
 

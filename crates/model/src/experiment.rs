@@ -608,6 +608,46 @@ pub fn append_defs(dir: &Path, defs: &[Def]) -> Result<(), Error> {
     f.write_all(&block).map_err(|e| Error::io(&path, e))
 }
 
+/// The definitions of the process directory `dir`, in file order, with its
+/// rank: what a tool that writes a derived experiment copies.
+pub fn read_defs(dir: &Path) -> Result<(u32, Vec<Def>), Error> {
+    let path = dir.join(DEFS_FILE);
+    let mut f = open(&path)?;
+    let (rank, _) = read_header(&mut f, FileKind::Definitions, &path)?;
+    let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
+    let mut defs = Vec::new();
+    while let Some(b) = blocks.next_block().map_err(|e| e.at(&path))? {
+        defs.extend(Def::decode_all(b).map_err(|e| e.at(&path))?);
+    }
+    Ok((rank, defs))
+}
+
+/// Writes `defs` as the definitions file of the process directory `dir`.
+pub fn write_defs(dir: &Path, rank: u32, defs: &[Def]) -> Result<(), Error> {
+    let path = dir.join(DEFS_FILE);
+    let mut payload = Vec::new();
+    for d in defs {
+        d.encode(&mut payload);
+    }
+    let mut bytes = file::header(FileKind::Definitions, rank, 0).to_vec();
+    file::push_block(&mut bytes, &payload);
+    std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+}
+
+/// Writes `trees` (one per location) as the profile file of the process
+/// directory `dir`.
+pub fn write_profiles(dir: &Path, rank: u32, trees: &[CallTree]) -> Result<(), Error> {
+    let path = dir.join(PROFILE_FILE);
+    let mut bytes = file::header(FileKind::Profile, rank, 0).to_vec();
+    let mut payload = Vec::new();
+    for t in trees {
+        payload.clear();
+        t.encode(&mut payload);
+        file::push_block(&mut bytes, &payload);
+    }
+    std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+}
+
 /// Scans an event file's block prefixes for clock samples (tick, ns), and
 /// returns the file's thread number.
 fn event_file_syncs(path: &Path, syncs: &mut Vec<(u64, u64)>) -> Result<u32, Error> {

@@ -1,0 +1,312 @@
+//! Perturbation compensation: the experiment as it would have run without
+//! its probes (Malony, *Performance Observability*, ch. 3-5).
+//!
+//! Each location's events are replayed in order. An event's approximated
+//! time t_a is the previous event's t_a plus the measured gap minus the
+//! cost α of the previous event's probe (time-based, eq. 3.7 of the
+//! thesis); the runtime's flushes are removed whole. An event that waited
+//! on another location (a receive, a collective's exit, a lock acquisition,
+//! a semaphore or condition wait, an await, a thread's start or join, a
+//! wait on a memory word) cannot complete before its partner's approximated
+//! post: if it measurably waited, its waiting is recomputed from the
+//! partner (it may shrink, vanish or grow); if it did not, it still cannot
+//! complete before the partner's post plus the delay this location has seen
+//! between such posts and completions (event-based, ch. 4-5). The measured
+//! pairing of every dependency is kept (the conservative approximation,
+//! always feasible). See docs/compensation.md.
+
+pub mod costs;
+mod pass;
+mod profile_only;
+
+use std::path::Path;
+
+use parallax_model::defs::Def;
+use parallax_model::experiment::{self, EventWriter, Experiment};
+use parallax_model::{Error, ErrorKind};
+
+pub use costs::Costs;
+pub use pass::LocStats;
+
+use crate::executor::Executor;
+use crate::pairing;
+use crate::replay::{self, Board};
+use crate::trace;
+
+/// Property that marks an experiment as compensated.
+pub const COMPENSATED: &str = "parallax.compensated";
+
+/// How the probe of a time basis on another location is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Convention {
+    /// Every probe executed between two events is removed, including the
+    /// partner's probe at a fork, join or other cross-location basis (as
+    /// eq. 3.7 does along one thread, and ch. 4 at synchronization).
+    #[default]
+    Consistent,
+    /// As the thesis's fork/join rules are printed (sec. 3.3.3.2): the
+    /// basis event's own probe is not removed at a cross-location basis.
+    Literal,
+}
+
+/// Options of a compensation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Probe costs to use instead of the processes' own calibration.
+    pub costs: Option<Costs>,
+    /// Probe counting at cross-location bases.
+    pub convention: Convention,
+}
+
+/// Figures of one compensated location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocSummary {
+    /// Rank of its process.
+    pub rank: u32,
+    /// Thread number.
+    pub thread: u32,
+    /// What its replay found.
+    pub stats: LocStats,
+}
+
+impl LocSummary {
+    /// Measured time from its first to its last event, ns.
+    pub fn measured_ns(&self) -> f64 {
+        span(self.stats.first.map(|f| f.0), self.stats.last.map(|l| l.0))
+    }
+
+    /// Approximated time from its first to its last event, ns.
+    pub fn approximated_ns(&self) -> f64 {
+        span(self.stats.first.map(|f| f.1), self.stats.last.map(|l| l.1))
+    }
+}
+
+fn span(a: Option<f64>, b: Option<f64>) -> f64 {
+    match (a, b) {
+        (Some(a), Some(b)) => b - a,
+        _ => 0.0,
+    }
+}
+
+/// What a compensation did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Per location, in (rank, thread) order.
+    pub locations: Vec<LocSummary>,
+    /// Measured time of the whole experiment (first to last event), ns.
+    pub measured_ns: f64,
+    /// Approximated time of the whole experiment, ns.
+    pub approximated_ns: f64,
+    /// Time-based models of the whole run (thesis sec. 3.3.2), ns: one
+    /// stream (T_m - αN over all events) and independent concurrency (the
+    /// location longest after removal).
+    pub sequential_model_ns: f64,
+    /// See `sequential_model_ns`.
+    pub concurrent_model_ns: f64,
+    /// Blocked events processed without their partner (never recorded, or
+    /// dependencies in a cycle).
+    pub forced: u64,
+    /// Posts that no event took.
+    pub unclaimed: usize,
+    /// Problems met (damaged files, missing partners).
+    pub warnings: Vec<String>,
+}
+
+impl Summary {
+    /// Total over locations of a per-location figure.
+    pub fn total(&self, f: impl Fn(&LocStats) -> f64) -> f64 {
+        self.locations.iter().map(|l| f(&l.stats)).sum()
+    }
+}
+
+/// Compensates the traced experiment `exp` into a new experiment at `out`
+/// (trace and profile), or, for an experiment with profiles only, its
+/// profiles (the time-based model per call path).
+pub fn compensate(
+    exp: &Experiment,
+    out: &Path,
+    opts: &Options,
+    exec: Executor,
+) -> Result<Summary, Error> {
+    if exp
+        .processes
+        .iter()
+        .any(|p| p.properties.iter().any(|(k, _)| k == COMPENSATED))
+    {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            "this experiment is already compensated".to_string(),
+        )
+        .at(&exp.dir));
+    }
+    let mut costs = Vec::new();
+    for p in &exp.processes {
+        costs.push(opts.costs.or_else(|| Costs::calibrated(p)).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Invalid,
+                format!(
+                    "rank {} recorded no probe calibration (an imported experiment?); \
+                     give the probe cost with --alpha",
+                    p.rank
+                ),
+            )
+            .at(&p.dir)
+        })?);
+    }
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let locs = trace::locations(exp);
+    if locs.is_empty() {
+        return profile_only::compensate(exp, out, &costs);
+    }
+    let t0 = exp.t0_ns();
+    let pairing = pairing::pair(&locs, t0, exec);
+    let mut passes = Vec::with_capacity(locs.len());
+    for (i, loc) in locs.iter().enumerate() {
+        let dir = out.join(experiment::rank_dir(loc.rank));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let path = dir.join(experiment::events_file(loc.thread));
+        let w = EventWriter::create(&path, loc.rank, loc.thread, 1 << 16)?;
+        passes.push(pass::LocPass::new(
+            loc,
+            i,
+            &pairing,
+            costs[loc.process],
+            opts.convention,
+            Some(w),
+        )?);
+    }
+    let board = Board::new(pass::latest);
+    let outcome = replay::run(&mut passes, &board, exec);
+    let mut warnings = pairing.warnings.clone();
+    let mut trees = vec![Vec::new(); exp.processes.len()];
+    let mut locations = Vec::new();
+    for p in passes {
+        let loc = p.loc;
+        let (tree, stats) = p.finish()?;
+        if let Some(w) = &stats.warning {
+            warnings.push(w.clone());
+        }
+        if stats.unmatched > 0 {
+            warnings.push(format!(
+                "rank {} thread {}: {} events waited for a partner that was not recorded",
+                loc.rank, loc.thread, stats.unmatched
+            ));
+        }
+        trees[loc.process].push(tree);
+        locations.push(LocSummary {
+            rank: loc.rank,
+            thread: loc.thread,
+            stats,
+        });
+    }
+    for (p, trees) in exp.processes.iter().zip(&trees) {
+        let first = locations
+            .iter()
+            .filter(|l| l.rank == p.rank)
+            .filter_map(|l| l.stats.first.map(|f| f.1))
+            .fold(f64::INFINITY, f64::min);
+        write_process(p, out, trees, first, opts)?;
+    }
+    Ok(summarize(locations, outcome, warnings, &costs, exp))
+}
+
+fn summarize(
+    locations: Vec<LocSummary>,
+    outcome: replay::Outcome,
+    warnings: Vec<String>,
+    _costs: &[Costs],
+    _exp: &Experiment,
+) -> Summary {
+    let ends = |f: &dyn Fn(&LocStats) -> Option<(f64, f64)>, pick: fn(&(f64, f64)) -> f64| {
+        locations
+            .iter()
+            .filter_map(|l| f(&l.stats).map(|x| pick(&x)))
+            .collect::<Vec<f64>>()
+    };
+    let min = |v: Vec<f64>| v.into_iter().fold(f64::INFINITY, f64::min);
+    let max = |v: Vec<f64>| v.into_iter().fold(f64::NEG_INFINITY, f64::max);
+    let measured_ns = (max(ends(&|s| s.last, |x| x.0)) - min(ends(&|s| s.first, |x| x.0))).max(0.0);
+    let approximated_ns =
+        (max(ends(&|s| s.last, |x| x.1)) - min(ends(&|s| s.first, |x| x.1))).max(0.0);
+    let removed: f64 = locations
+        .iter()
+        .map(|l| l.stats.probe_ns + l.stats.flush_ns)
+        .sum();
+    let concurrent_model_ns = locations
+        .iter()
+        .map(|l| l.measured_ns() - l.stats.probe_ns - l.stats.flush_ns)
+        .fold(0.0, f64::max);
+    Summary {
+        measured_ns: if measured_ns.is_finite() {
+            measured_ns
+        } else {
+            0.0
+        },
+        approximated_ns: if approximated_ns.is_finite() {
+            approximated_ns
+        } else {
+            0.0
+        },
+        sequential_model_ns: (measured_ns - removed).max(0.0),
+        concurrent_model_ns,
+        forced: outcome.forced,
+        unclaimed: outcome.unclaimed,
+        warnings,
+        locations,
+    }
+}
+
+/// Writes the definitions and profile of process `p` of the compensated
+/// experiment: its own definitions, with a clock whose ticks are the
+/// approximated nanoseconds.
+fn write_process(
+    p: &experiment::Process,
+    out: &Path,
+    trees: &[parallax_model::profile::CallTree],
+    first_ns: f64,
+    opts: &Options,
+) -> Result<(), Error> {
+    let dir = out.join(experiment::rank_dir(p.rank));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let (rank, defs) = experiment::read_defs(&p.dir)?;
+    let mut unix_minus_mono = 0i128;
+    let mut kept = Vec::new();
+    for d in defs {
+        match d {
+            Def::ClockSync {
+                mono_ns, unix_ns, ..
+            } => unix_minus_mono = unix_ns as i128 - mono_ns as i128,
+            Def::Clock { .. } | Def::ClockOffset { .. } => {}
+            d => kept.push(d),
+        }
+    }
+    let start = if first_ns.is_finite() {
+        first_ns.max(0.0) as u64
+    } else {
+        0
+    };
+    let sync = |t: u64| Def::ClockSync {
+        tick: t,
+        mono_ns: t,
+        unix_ns: (t as i128 + unix_minus_mono).max(0) as u64,
+    };
+    let mut defs = vec![
+        Def::Clock {
+            source: parallax_model::defs::ClockSource::Monotonic,
+            nominal_hz: 1e9,
+        },
+        sync(start),
+        sync(start + 1_000_000_000),
+    ];
+    defs.extend(kept);
+    defs.push(Def::Property {
+        key: COMPENSATED.to_string(),
+        value: match opts.convention {
+            Convention::Consistent => "consistent",
+            Convention::Literal => "literal",
+        }
+        .to_string(),
+    });
+    experiment::write_defs(&dir, rank, &defs)?;
+    experiment::write_profiles(&dir, rank, trees)
+}

@@ -1,0 +1,448 @@
+//! One location's compensation replay: every event's approximated time
+//! t_a from the previous event's (time-based) and, for an event that
+//! waited on another location, from that location's approximated post
+//! (event-based), as in Malony's thesis ch. 3-5.
+
+use std::collections::{HashMap, VecDeque};
+
+use parallax_model::clock::ClockMap;
+use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
+use parallax_model::experiment::{EventReader, EventWriter};
+use parallax_model::profile::CallTree;
+
+use super::costs::Costs;
+use super::Convention;
+use crate::pairing::{self, Link, Pairing, Sync};
+use crate::profile::TreeBuilder;
+use crate::replay::{Board, Pass, Status};
+use crate::trace::Loc;
+
+/// What a dependent event waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// The `seq`-th message from `src` to `dst` on (comm, tag).
+    Msg {
+        comm: u64,
+        src: u32,
+        dst: u32,
+        tag: u32,
+        seq: u64,
+    },
+    /// Every arrival at the `seq`-th collective on `comm`.
+    Arrivals { comm: u64, seq: u64 },
+    /// The root's arrival at the `seq`-th collective on `comm`.
+    Root { comm: u64, seq: u64 },
+    /// A producer of a shared object.
+    Obj(Link),
+}
+
+/// A post: the producer's approximated and measured times, ns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stamp {
+    pub ta: f64,
+    pub tm: f64,
+}
+
+/// Merges arrivals: the latest of each.
+pub fn latest(a: &mut Stamp, b: &Stamp) {
+    a.ta = a.ta.max(b.ta);
+    a.tm = a.tm.max(b.tm);
+}
+
+/// Kinds of dependency, each with its own learned costs.
+#[derive(Clone, Copy, Debug)]
+enum Class {
+    Message = 0,
+    Collective = 1,
+    Object = 2,
+}
+
+/// The current event's dependency and posts, worked out once even if the
+/// event blocks and is resumed.
+#[derive(Debug, Default)]
+struct Current {
+    ready: bool,
+    needs: Option<(Key, Class)>,
+    posts: Vec<(Key, Stamp, u32, u32)>,
+    /// A collective arrival contributed before the wait.
+    arrival: Option<(Key, Stamp, u32, u32)>,
+}
+
+/// Figures of one location.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LocStats {
+    /// Events read.
+    pub events: u64,
+    /// Measured and approximated times of the first and last event, ns.
+    pub first: Option<(f64, f64)>,
+    /// See `first`.
+    pub last: Option<(f64, f64)>,
+    /// Probe time removed, ns.
+    pub probe_ns: f64,
+    /// Its uncertainty (each probe's calibration standard deviation), ns.
+    pub uncertainty_ns: f64,
+    /// The runtime's flush time removed, ns.
+    pub flush_ns: f64,
+    /// Measured waiting that the approximation no longer needed, ns.
+    pub wait_removed_ns: f64,
+    /// Waiting that the approximation added (the partner became later
+    /// relative to this location), ns.
+    pub wait_added_ns: f64,
+    /// Dependent events resolved from their partner.
+    pub dependencies: u64,
+    /// Dependent events whose partner was never recorded.
+    pub unmatched: u64,
+    /// Events moved forward to keep the location's times in order.
+    pub clamped: u64,
+    /// A problem that cut the stream short.
+    pub warning: Option<String>,
+}
+
+pub struct LocPass<'a> {
+    pub loc: &'a Loc,
+    pairing: &'a Pairing,
+    costs: Costs,
+    convention: Convention,
+    reader: Option<EventReader>,
+    batch: Vec<Event>,
+    pos: usize,
+    syncs: VecDeque<Sync>,
+    cur: Current,
+    force: bool,
+    /// Measured and approximated time of the previous event, and the cost
+    /// of its probe.
+    prev: Option<(f64, f64, f64)>,
+    flushing: bool,
+    send_seq: HashMap<(u64, u32, u32), u64>,
+    recv_seq: HashMap<(u64, u32, u32), u64>,
+    coll_seq: HashMap<u64, u64>,
+    coll_begin: Option<Stamp>,
+    /// Per class: cheapest measured cost of the operation when it did not
+    /// wait, and cheapest delay from a partner's post to the completion.
+    own_min: [f64; 3],
+    latency_min: [f64; 3],
+    writer: Option<EventWriter>,
+    last_tick: u64,
+    tree: TreeBuilder,
+    pub stats: LocStats,
+}
+
+impl<'a> LocPass<'a> {
+    pub fn new(
+        loc: &'a Loc,
+        index: usize,
+        pairing: &'a Pairing,
+        costs: Costs,
+        convention: Convention,
+        writer: Option<EventWriter>,
+    ) -> Result<LocPass<'a>, parallax_model::Error> {
+        Ok(LocPass {
+            loc,
+            pairing,
+            costs,
+            convention,
+            reader: Some(EventReader::open(&loc.path)?),
+            batch: Vec::new(),
+            pos: 0,
+            syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
+            cur: Current::default(),
+            force: false,
+            prev: None,
+            flushing: false,
+            send_seq: HashMap::new(),
+            recv_seq: HashMap::new(),
+            coll_seq: HashMap::new(),
+            coll_begin: None,
+            own_min: [f64::INFINITY; 3],
+            latency_min: [f64::INFINITY; 3],
+            writer,
+            last_tick: 0,
+            tree: TreeBuilder::new(loc.thread),
+            stats: LocStats::default(),
+        })
+    }
+
+    /// Writes what is left and returns the location's approximated call
+    /// tree.
+    pub fn finish(self) -> Result<(CallTree, LocStats), parallax_model::Error> {
+        if let Some(w) = self.writer {
+            w.finish()?;
+        }
+        let mut tree = self.tree;
+        tree.seen(self.last_tick);
+        Ok((tree.finish(), self.stats))
+    }
+
+    /// Reads the next block; false at the end of the stream.
+    fn refill(&mut self) -> bool {
+        let Some(r) = self.reader.as_mut() else {
+            return false;
+        };
+        self.batch.clear();
+        self.pos = 0;
+        let more = match r.next_block(&mut self.batch) {
+            Ok(m) => m,
+            Err(e) => {
+                self.stats.warning = Some(e.to_string());
+                false
+            }
+        };
+        if !more {
+            self.reader = None;
+        }
+        !self.batch.is_empty() || self.reader.is_some()
+    }
+
+    /// Works out what event `e` waits for and posts.
+    fn prepare(&mut self, e: &Event, tm: f64) {
+        use EventKind::*;
+        let rank = self.loc.rank;
+        let mut c = Current {
+            ready: true,
+            ..Current::default()
+        };
+        match e.kind {
+            Send {
+                peer, tag, comm, ..
+            }
+            | IsendBegin {
+                peer, tag, comm, ..
+            } => {
+                let seq = next(&mut self.send_seq, (comm, peer, tag));
+                let key = Key::Msg {
+                    comm,
+                    src: rank,
+                    dst: peer,
+                    tag,
+                    seq,
+                };
+                c.posts.push((key, Stamp { ta: 0.0, tm }, 1, 1));
+            }
+            Recv {
+                peer, tag, comm, ..
+            }
+            | IrecvComplete {
+                peer, tag, comm, ..
+            } => {
+                let seq = next(&mut self.recv_seq, (comm, peer, tag));
+                let key = Key::Msg {
+                    comm,
+                    src: peer,
+                    dst: rank,
+                    tag,
+                    seq,
+                };
+                c.needs = Some((key, Class::Message));
+            }
+            CollectiveEnd { op, comm, root, .. } => {
+                let seq = next(&mut self.coll_seq, comm);
+                let n = self.pairing.members(comm, seq);
+                let begin = self.coll_begin.take().unwrap_or_else(|| {
+                    let (ptm, pta, _) = self.prev.unwrap_or((tm, tm, 0.0));
+                    Stamp { ta: pta, tm: ptm }
+                });
+                let arrivals = Key::Arrivals { comm, seq };
+                let rooted = root != NO_ROOT && n > 1;
+                match op {
+                    CollectiveOp::Broadcast | CollectiveOp::Scatter if rooted => {
+                        if root == rank {
+                            c.arrival = Some((Key::Root { comm, seq }, begin, 1, n - 1));
+                        } else {
+                            c.needs = Some((Key::Root { comm, seq }, Class::Collective));
+                        }
+                    }
+                    CollectiveOp::Reduce | CollectiveOp::Gather if rooted => {
+                        c.arrival = Some((arrivals, begin, n, 1));
+                        if root == rank {
+                            c.needs = Some((arrivals, Class::Collective));
+                        }
+                    }
+                    _ => {
+                        c.arrival = Some((arrivals, begin, n, n));
+                        c.needs = Some((arrivals, Class::Collective));
+                    }
+                }
+            }
+            ref k if pairing::is_sync(k) => {
+                let s = self.syncs.pop_front().unwrap_or_default();
+                c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object));
+                if let Some((l, readers)) = s.posts {
+                    c.posts
+                        .push((Key::Obj(l), Stamp { ta: 0.0, tm }, 1, readers));
+                }
+            }
+            _ => {}
+        }
+        self.cur = c;
+    }
+
+    /// Processes event `e` at measured time `tm`; false if it must wait.
+    fn step(&mut self, e: &Event, tm: f64, board: &Board<Key, Stamp>) -> bool {
+        if !self.cur.ready {
+            self.prepare(e, tm);
+        }
+        if let Some((key, stamp, expected, readers)) = self.cur.arrival.take() {
+            board.contribute(key, stamp, expected, readers);
+        }
+        let alpha = self.costs.of(&e.kind);
+        let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
+        // Time-based: the measured gap without the previous probe, or
+        // nothing at all for the runtime's own flush.
+        let flush_end = self.flushing && matches!(e.kind, EventKind::FlushEnd);
+        let local = if flush_end {
+            pta
+        } else {
+            pta + (tm - ptm) - palpha
+        };
+        let mut ta = local;
+        if let Some((key, class)) = self.cur.needs {
+            match board.take(&key) {
+                Some(p) => {
+                    ta = self.resolve(local, tm, ptm, pta, palpha, p, class as usize);
+                    self.stats.dependencies += 1;
+                }
+                None if self.force => {
+                    self.stats.unmatched += 1;
+                }
+                None => return false,
+            }
+        }
+        self.force = false;
+        if ta < pta {
+            self.stats.clamped += 1;
+            ta = pta;
+        }
+        // Bookkeeping of what was removed.
+        if self.prev.is_some() {
+            if flush_end {
+                self.stats.flush_ns += tm - ptm;
+            } else {
+                self.stats.probe_ns += palpha;
+                self.stats.uncertainty_ns += if palpha > 0.0 { self.costs.sd_ns } else { 0.0 };
+            }
+        }
+        match e.kind {
+            EventKind::FlushBegin => self.flushing = true,
+            EventKind::FlushEnd => self.flushing = false,
+            EventKind::CollectiveBegin => self.coll_begin = Some(Stamp { ta, tm }),
+            _ => {}
+        }
+        for (key, mut stamp, expected, readers) in std::mem::take(&mut self.cur.posts) {
+            stamp.ta = ta;
+            board.contribute(key, stamp, expected, readers);
+        }
+        self.cur = Current::default();
+        self.emit(e, ta);
+        self.stats.events += 1;
+        self.stats.first.get_or_insert((tm, ta));
+        self.stats.last = Some((tm, ta));
+        self.prev = Some((tm, ta, alpha));
+        true
+    }
+
+    /// The approximated time of a dependent event whose partner posted
+    /// `p`: it cannot complete before the partner's post plus the delay
+    /// from post to completion; if it measurably waited for the partner,
+    /// that waiting is replaced by what the approximation needs.
+    #[allow(clippy::too_many_arguments)]
+    fn resolve(
+        &mut self,
+        local: f64,
+        tm: f64,
+        ptm: f64,
+        pta: f64,
+        palpha: f64,
+        p: Stamp,
+        class: usize,
+    ) -> f64 {
+        let basis_alpha = match self.convention {
+            Convention::Consistent => self.costs.event_ns,
+            Convention::Literal => 0.0,
+        };
+        let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+        if self.prev.is_none() {
+            // A location that starts on its partner's post (a thread on
+            // its create): the measured start-up delay stays.
+            return p.ta + (tm - p.tm - basis_alpha).max(0.0);
+        }
+        if p.tm > ptm {
+            // Measured: waited from the previous event until the post.
+            let latency = (tm - p.tm - basis_alpha).max(0.0);
+            self.latency_min[class] = self.latency_min[class].min(latency);
+            let unblocked = pta + finite(self.own_min[class]);
+            let ta = unblocked.max(p.ta + latency);
+            let measured_wait = tm - ptm - palpha;
+            let approx_wait = ta - pta;
+            if approx_wait < measured_wait {
+                self.stats.wait_removed_ns += measured_wait - approx_wait;
+            }
+            ta
+        } else {
+            // Measured: the post was already there.
+            let own = (tm - ptm - palpha).max(0.0);
+            self.own_min[class] = self.own_min[class].min(own);
+            let earliest = p.ta + finite(self.latency_min[class]);
+            if earliest > local {
+                self.stats.wait_added_ns += earliest - local;
+            }
+            local.max(earliest)
+        }
+    }
+
+    fn emit(&mut self, e: &Event, ta: f64) {
+        let tick = (ta.max(0.0).round() as u64).max(self.last_tick);
+        self.last_tick = tick;
+        match e.kind {
+            EventKind::Enter { region } => self.tree.enter(region, tick),
+            EventKind::Leave { .. } => self.tree.leave(tick),
+            _ => {}
+        }
+        if let Some(w) = self.writer.as_mut() {
+            if let Err(err) = w.push(&Event {
+                time: tick,
+                kind: e.kind,
+            }) {
+                self.stats.warning.get_or_insert(err.to_string());
+                self.writer = None;
+            }
+        }
+    }
+}
+
+fn next<K: std::hash::Hash + Eq>(m: &mut HashMap<K, u64>, k: K) -> u64 {
+    let c = m.entry(k).or_insert(0);
+    *c += 1;
+    *c - 1
+}
+
+impl Pass for LocPass<'_> {
+    type Key = Key;
+    type Value = Stamp;
+
+    fn resume(&mut self, board: &Board<Key, Stamp>) -> (Status, bool) {
+        let mut moved = false;
+        loop {
+            if self.pos >= self.batch.len() && !self.refill() {
+                return (Status::Done, moved);
+            }
+            if self.pos >= self.batch.len() {
+                continue;
+            }
+            let e = self.batch[self.pos];
+            let tm = clock_ns(&self.loc.clock, e.time);
+            if !self.step(&e, tm, board) {
+                return (Status::Blocked { at_ns: tm }, moved);
+            }
+            self.pos += 1;
+            moved = true;
+        }
+    }
+
+    fn force(&mut self) {
+        self.force = true;
+    }
+}
+
+fn clock_ns(c: &ClockMap, tick: u64) -> f64 {
+    c.ns(tick)
+}

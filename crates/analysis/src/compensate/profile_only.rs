@@ -1,0 +1,140 @@
+//! Compensation of an experiment that has profiles but no trace: each call
+//! path loses the probes of its own visits (exclusive time) and, in its
+//! inclusive time, those of every visit below it too (the time-based model
+//! per call path, as profilers such as TAU apply it).
+
+use std::path::Path;
+
+use parallax_model::experiment::{self, Experiment};
+use parallax_model::profile::CallTree;
+use parallax_model::Error;
+
+use super::costs::Costs;
+use super::{LocStats, LocSummary, Summary};
+
+/// Removes `costs` per visit from every process's profiles.
+pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Result<Summary, Error> {
+    let mut locations = Vec::new();
+    let mut warnings = Vec::new();
+    for (p, c) in exp.processes.iter().zip(costs) {
+        let (mut trees, err) = p.profiles()?;
+        warnings.extend(err.map(|e| e.to_string()));
+        let ticks_per_ns = 1.0 / p.clock.ns_per_tick;
+        let pair = (c.enter_ns + c.leave_ns) * ticks_per_ns;
+        for t in &mut trees {
+            let removed = compensate_tree(t, pair);
+            let root_ns = t
+                .nodes
+                .iter()
+                .filter(|n| n.parent.is_none())
+                .map(|n| n.stats.inclusive as f64 * p.clock.ns_per_tick)
+                .sum::<f64>();
+            let visits: u64 = t.nodes.iter().map(|n| n.stats.count).sum();
+            locations.push(LocSummary {
+                rank: p.rank,
+                thread: t.thread,
+                stats: LocStats {
+                    events: 2 * visits,
+                    first: Some((0.0, 0.0)),
+                    last: Some((root_ns + removed / ticks_per_ns, root_ns)),
+                    probe_ns: removed / ticks_per_ns,
+                    uncertainty_ns: 2.0 * visits as f64 * c.sd_ns,
+                    ..LocStats::default()
+                },
+            });
+        }
+        let dir = out.join(experiment::rank_dir(p.rank));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let (rank, mut defs) = experiment::read_defs(&p.dir)?;
+        defs.push(parallax_model::defs::Def::Property {
+            key: super::COMPENSATED.to_string(),
+            value: "profile".to_string(),
+        });
+        experiment::write_defs(&dir, rank, &defs)?;
+        experiment::write_profiles(&dir, rank, &trees)?;
+    }
+    let measured_ns = locations
+        .iter()
+        .map(|l| l.measured_ns())
+        .fold(0.0, f64::max);
+    let approximated_ns = locations
+        .iter()
+        .map(|l| l.approximated_ns())
+        .fold(0.0, f64::max);
+    Ok(Summary {
+        measured_ns,
+        approximated_ns,
+        sequential_model_ns: approximated_ns,
+        concurrent_model_ns: approximated_ns,
+        forced: 0,
+        unclaimed: 0,
+        warnings,
+        locations,
+    })
+}
+
+/// Removes `pair` ticks per visit; returns the ticks removed from the
+/// top-level paths' inclusive time.
+fn compensate_tree(t: &mut CallTree, pair: f64) -> f64 {
+    // Visits at or below each node; parents precede children, so one
+    // backward sweep adds children into parents.
+    let mut below: Vec<u64> = t.nodes.iter().map(|n| n.stats.count).collect();
+    for i in (0..t.nodes.len()).rev() {
+        if let Some(p) = t.nodes[i].parent {
+            below[p as usize] += below[i];
+        }
+    }
+    let mut top = 0.0;
+    for (n, &b) in t.nodes.iter_mut().zip(&below) {
+        let s = &mut n.stats;
+        let incl = (pair * b as f64).round() as u64;
+        let excl = (pair * s.count as f64).round() as u64;
+        if n.parent.is_none() {
+            top += incl.min(s.inclusive) as f64;
+        }
+        // Per visit the minimum and maximum lose at least their own probes.
+        let per_visit = pair.round() as u64;
+        s.inclusive = s.inclusive.saturating_sub(incl);
+        s.exclusive = s.exclusive.saturating_sub(excl);
+        s.min = s.min.saturating_sub(per_visit);
+        s.max = s.max.saturating_sub(per_visit);
+    }
+    top
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parallax_model::profile::{Node, Stats};
+
+    #[test]
+    fn inclusive_loses_the_probes_below() {
+        let mut s0 = Stats::EMPTY;
+        s0.add(1000, 600);
+        let mut s1 = Stats::EMPTY;
+        for _ in 0..10 {
+            s1.add(60, 0);
+        }
+        let mut t = CallTree {
+            thread: 0,
+            nodes: vec![
+                Node {
+                    parent: None,
+                    region: 1,
+                    stats: s0,
+                },
+                Node {
+                    parent: Some(0),
+                    region: 2,
+                    stats: s1,
+                },
+            ],
+        };
+        let top = compensate_tree(&mut t, 10.0);
+        assert_eq!(top, 110.0);
+        assert_eq!(t.nodes[0].stats.inclusive, 890);
+        assert_eq!(t.nodes[0].stats.exclusive, 390);
+        assert_eq!(t.nodes[1].stats.inclusive, 500);
+        assert_eq!(t.nodes[1].stats.min, 50);
+    }
+}

@@ -1,0 +1,297 @@
+//! Which event each synchronization waited for: the pairing of acquisitions
+//! with releases, waits with posts, awaits with advances, thread starts and
+//! joins with creates and ends, value waits with the puts that set them;
+//! and how many locations take part in each collective.
+//!
+//! Messages and collectives pair by counting along each location (the n-th
+//! message on a channel, the n-th collective on a communicator), which a
+//! replay does as it goes. Shared objects need the measured order across
+//! locations, so a first pass lists every location's synchronization events
+//! and an exchange step sorts them per object and pairs them:
+//!
+//! - lock: an acquisition waited for the release just before it;
+//! - semaphore or condition variable: waits take the posts in order, first
+//!   come first served, a wait before any unclaimed post taking an initial
+//!   permit (no dependency);
+//! - advance/await: an await of index i waited for the first advance to an
+//!   index >= i;
+//! - thread: its start waited for its create, a join for the thread's end;
+//! - value: a wait on a memory word waited for the last put or atomic to it.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use parallax_model::event::{Event, EventKind};
+
+use crate::executor::Executor;
+use crate::trace::{self, Loc};
+
+/// What kind of shared object a key names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Object {
+    /// A lock, by address.
+    Lock,
+    /// A semaphore or condition variable, by address.
+    Sem,
+    /// A synchronization variable (advance/await), by address.
+    SyncVar,
+    /// A thread's start, by its creation token.
+    ThreadStart,
+    /// A thread's end, by its creation token.
+    ThreadEnd,
+    /// A memory word of a rank: (rank << 48) ^ address.
+    Value,
+}
+
+/// A producer event of a shared object: the `seq`-th of its kind on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Link {
+    /// Object kind.
+    pub object: Object,
+    /// Object id.
+    pub id: u64,
+    /// Which producer event of the object.
+    pub seq: u64,
+}
+
+/// What one synchronization event of a location does in a replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sync {
+    /// The producer this event waited for.
+    pub needs: Option<Link>,
+    /// This event is a producer: its key and how many events wait for it.
+    pub posts: Option<(Link, u32)>,
+}
+
+/// Whether `e` takes part in pairing (and so has a [`Sync`] entry).
+pub fn is_sync(e: &EventKind) -> bool {
+    use EventKind::*;
+    matches!(
+        e,
+        LockAcquired { .. }
+            | LockRelease { .. }
+            | SemPost { .. }
+            | SemAcquired { .. }
+            | Advance { .. }
+            | AwaitDone { .. }
+            | ThreadCreate { .. }
+            | ThreadBegin { .. }
+            | ThreadEnd { .. }
+            | ThreadJoin { .. }
+            | Put { .. }
+            | Atomic { .. }
+            | ValueReached { .. }
+    )
+}
+
+/// Role of a listed event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Role {
+    Producer,
+    /// A consumer; for an await, the index it needs.
+    Consumer(u64),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    object: Object,
+    id: u64,
+    t: f64,
+    loc: usize,
+    ord: usize,
+    role: Role,
+    /// Advance index (producers of sync variables).
+    index: u64,
+}
+
+fn value_id(rank: u32, addr: u64) -> u64 {
+    ((rank as u64) << 48) ^ addr
+}
+
+/// The object, role and index of a sync event of a location of `rank`.
+fn classify(e: &EventKind, rank: u32) -> Option<(Object, u64, Role, u64)> {
+    use EventKind::*;
+    Some(match *e {
+        LockRelease { lock } => (Object::Lock, lock, Role::Producer, 0),
+        LockAcquired { lock } => (Object::Lock, lock, Role::Consumer(0), 0),
+        SemPost { sem } => (Object::Sem, sem, Role::Producer, 0),
+        SemAcquired { sem } => (Object::Sem, sem, Role::Consumer(0), 0),
+        Advance { var, index } => (Object::SyncVar, var, Role::Producer, index),
+        AwaitDone { var, index } => (Object::SyncVar, var, Role::Consumer(index), 0),
+        ThreadCreate { token } => (Object::ThreadStart, token, Role::Producer, 0),
+        ThreadBegin { token } => (Object::ThreadStart, token, Role::Consumer(0), 0),
+        ThreadEnd { token } => (Object::ThreadEnd, token, Role::Producer, 0),
+        ThreadJoin { token } => (Object::ThreadEnd, token, Role::Consumer(0), 0),
+        Put { target, addr, .. } | Atomic { target, addr, .. } => {
+            (Object::Value, value_id(target, addr), Role::Producer, 0)
+        }
+        ValueReached { addr } => (Object::Value, value_id(rank, addr), Role::Consumer(0), 0),
+        _ => return None,
+    })
+}
+
+/// The result of pairing: per location, one [`Sync`] per sync event in
+/// order; per communicator, how many locations took part in each of its
+/// collectives.
+#[derive(Debug, Default)]
+pub struct Pairing {
+    /// By location, in event order.
+    pub syncs: Vec<VecDeque<Sync>>,
+    /// By communicator: each participating location's collective count,
+    /// sorted.
+    collectives: HashMap<u64, Vec<u64>>,
+    /// Problems met while reading.
+    pub warnings: Vec<String>,
+}
+
+impl Pairing {
+    /// How many locations took part in the `seq`-th collective on `comm`.
+    pub fn members(&self, comm: u64, seq: u64) -> u32 {
+        self.collectives.get(&comm).map_or(1, |counts| {
+            (counts.len() - counts.partition_point(|&c| c <= seq)) as u32
+        })
+    }
+}
+
+/// Lists and pairs the synchronization events of `locs`.
+pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
+    // Per-location pass: the sync events and the collective counts.
+    type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>);
+    let listed: Vec<Listed> = exec.map(locs.len(), |li| {
+        let loc = &locs[li];
+        let mut recs = Vec::new();
+        let mut colls = BTreeMap::new();
+        let r = trace::for_each_event(loc, t0, |e: &Event, t| {
+            if let EventKind::CollectiveEnd { comm, .. } = e.kind {
+                *colls.entry(comm).or_insert(0) += 1;
+            }
+            if let Some((object, id, role, index)) = classify(&e.kind, loc.rank) {
+                let ord = recs.len();
+                recs.push(Rec {
+                    object,
+                    id,
+                    t,
+                    loc: li,
+                    ord,
+                    role,
+                    index,
+                });
+            }
+        });
+        let warning = match r {
+            Ok(None) => None,
+            Ok(Some(e)) | Err(e) => Some(e.to_string()),
+        };
+        (recs, colls, warning)
+    });
+    // Exchange: every object's events in one place, in measured order.
+    let mut out = Pairing::default();
+    let mut by_object: HashMap<(Object, u64), Vec<Rec>> = HashMap::new();
+    for (recs, colls, warning) in listed {
+        let n = recs.len();
+        out.syncs.push(VecDeque::from(vec![Sync::default(); n]));
+        for r in recs {
+            by_object.entry((r.object, r.id)).or_default().push(r);
+        }
+        for (comm, c) in colls {
+            out.collectives.entry(comm).or_default().push(c);
+        }
+        out.warnings.extend(warning);
+    }
+    for counts in out.collectives.values_mut() {
+        counts.sort_unstable();
+    }
+    let mut objects: Vec<_> = by_object.into_iter().collect();
+    objects.sort_unstable_by_key(|(k, _)| *k);
+    for ((object, id), mut recs) in objects {
+        // Producers first at equal times: a release recorded in the same
+        // tick as the next acquisition came before it.
+        recs.sort_by(|a, b| {
+            a.t.total_cmp(&b.t)
+                .then(a.role.cmp(&b.role))
+                .then(a.loc.cmp(&b.loc))
+                .then(a.ord.cmp(&b.ord))
+        });
+        pair_object(object, id, &recs, &mut out.syncs);
+    }
+    out
+}
+
+/// Pairs the events of one object, sorted by measured time.
+fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [VecDeque<Sync>]) {
+    let link = |seq: u64| Link { object, id, seq };
+    let mut readers: Vec<u32> = Vec::new();
+    let mut producers: Vec<&Rec> = Vec::new();
+    let mut needs = |r: &Rec, p: Option<usize>, readers: &mut Vec<u32>| {
+        if let Some(p) = p {
+            readers[p] += 1;
+            syncs[r.loc][r.ord].needs = Some(link(p as u64));
+        }
+    };
+    match object {
+        Object::Lock | Object::Value => {
+            for r in recs {
+                match r.role {
+                    Role::Producer => {
+                        producers.push(r);
+                        readers.push(0);
+                    }
+                    Role::Consumer(_) => {
+                        let last = producers.len().checked_sub(1);
+                        needs(r, last, &mut readers);
+                    }
+                }
+            }
+        }
+        Object::Sem => {
+            let mut free: VecDeque<usize> = VecDeque::new();
+            for r in recs {
+                match r.role {
+                    Role::Producer => {
+                        free.push_back(producers.len());
+                        producers.push(r);
+                        readers.push(0);
+                    }
+                    Role::Consumer(_) => {
+                        let p = free.pop_front();
+                        needs(r, p, &mut readers);
+                    }
+                }
+            }
+        }
+        Object::SyncVar => {
+            // The advances in measured order, with the highest index reached
+            // so far, so that an await finds its first sufficient advance.
+            let mut high: Vec<u64> = Vec::new();
+            for r in recs {
+                match r.role {
+                    Role::Producer => {
+                        let h = high.last().copied().unwrap_or(0).max(r.index);
+                        high.push(h);
+                        producers.push(r);
+                        readers.push(0);
+                    }
+                    Role::Consumer(index) => {
+                        let p = high.partition_point(|&h| h < index);
+                        needs(r, (p < producers.len()).then_some(p), &mut readers);
+                    }
+                }
+            }
+        }
+        Object::ThreadStart | Object::ThreadEnd => {
+            // One producer per token; consumers may come in any order.
+            let p = recs.iter().position(|r| r.role == Role::Producer);
+            if let Some(pi) = p {
+                producers.push(&recs[pi]);
+                readers.push(0);
+            }
+            for r in recs.iter().filter(|r| r.role != Role::Producer) {
+                needs(r, p.map(|_| 0), &mut readers);
+            }
+        }
+    }
+    for (seq, (p, n)) in producers.iter().zip(readers).enumerate() {
+        if n > 0 {
+            syncs[p.loc][p.ord].posts = Some((link(seq as u64), n));
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! Forward replay of all locations at once, with the exchange between them
+//! as values posted under keys.
+//!
+//! A replay pass reads one location's events in order and, at an event
+//! that depends on another location (a receive on its send, a barrier exit
+//! on every arrival, a lock acquisition on the previous release), takes the
+//! value that the other location posted under the event pair's key. If the
+//! value is not there yet the pass reports itself blocked and is resumed
+//! later. A [`Board`] holds the posted values until every expected reader
+//! took them, so memory is bounded by what is in flight, not by the trace.
+//!
+//! The values a pass computes depend only on its own events and on the
+//! values it takes, never on when it runs, so every schedule (one thread,
+//! a pool, ranks of an MPI job exchanging the posts) gives the same result.
+//! When every unfinished location is blocked (a trace whose dependencies
+//! form a cycle, or whose partner events were never recorded), the driver
+//! forces the blocked event with the earliest measured time, which is again
+//! independent of the schedule.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use crate::executor::Executor;
+
+/// What a pass reports when it returns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Status {
+    /// Every event was processed.
+    Done,
+    /// Waiting for a value; `at_ns` is the measured time of the event
+    /// that needs it (used to pick which blocked event to force).
+    Blocked {
+        /// Measured time of the blocked event.
+        at_ns: f64,
+    },
+}
+
+/// One location's replay.
+pub trait Pass: Send {
+    /// Key of a posted value.
+    type Key: Eq + Hash + Send;
+    /// A posted value.
+    type Value: Clone + Send;
+    /// Processes events until done or blocked; returns whether at least
+    /// one event was processed.
+    fn resume(&mut self, board: &Board<Self::Key, Self::Value>) -> (Status, bool);
+    /// The next `resume` must process the blocked event without the value
+    /// it waits for (its partner will never come).
+    fn force(&mut self);
+}
+
+struct Entry<V> {
+    value: Option<V>,
+    /// Contributions still expected before the value is complete.
+    missing: u32,
+    /// Takes still expected before the entry is dropped.
+    readers: u32,
+}
+
+/// Values posted by passes for other passes.
+pub struct Board<K, V> {
+    map: Mutex<HashMap<K, Entry<V>>>,
+    combine: fn(&mut V, &V),
+    version: AtomicU64,
+    wake: Mutex<()>,
+    cond: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<K: Eq + Hash, V: Clone> Board<K, V> {
+    /// An empty board; contributions to one key are merged by `combine`,
+    /// which must not depend on their order (a maximum, a sum).
+    pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
+        Board {
+            map: Mutex::new(HashMap::new()),
+            combine,
+            version: AtomicU64::new(0),
+            wake: Mutex::new(()),
+            cond: Condvar::new(),
+        }
+    }
+
+    /// Posts `value` under `key` for `readers` takes.
+    pub fn post(&self, key: K, value: V, readers: u32) {
+        self.contribute(key, value, 1, readers);
+    }
+
+    /// Adds one of `expected` contributions to `key`; the merged value can
+    /// be taken `readers` times once all have arrived. Every contributor
+    /// must give the same `expected` and `readers`.
+    pub fn contribute(&self, key: K, value: V, expected: u32, readers: u32) {
+        if readers == 0 {
+            return;
+        }
+        let mut m = lock(&self.map);
+        let e = m.entry(key).or_insert(Entry {
+            value: None,
+            missing: expected.max(1),
+            readers,
+        });
+        match &mut e.value {
+            Some(v) => (self.combine)(v, &value),
+            None => e.value = Some(value),
+        }
+        e.missing = e.missing.saturating_sub(1);
+        let complete = e.missing == 0;
+        drop(m);
+        if complete {
+            self.version.fetch_add(1, Ordering::SeqCst);
+            let _w = lock(&self.wake);
+            self.cond.notify_all();
+        }
+    }
+
+    /// Takes the complete value under `key`, if it is there.
+    pub fn take(&self, key: &K) -> Option<V> {
+        let mut m = lock(&self.map);
+        let e = m.get_mut(key)?;
+        if e.missing > 0 {
+            return None;
+        }
+        e.readers -= 1;
+        if e.readers == 0 {
+            m.remove(key).and_then(|e| e.value)
+        } else {
+            e.value.clone()
+        }
+    }
+
+    /// Entries still held (values posted but not taken by every reader).
+    pub fn pending(&self) -> usize {
+        lock(&self.map).len()
+    }
+}
+
+/// What a replay reports about its own run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Blocked events processed without their partner's value.
+    pub forced: u64,
+    /// Values posted that no pass took (partners never recorded).
+    pub unclaimed: usize,
+}
+
+struct Shared {
+    finished: bool,
+    /// The board version each idle worker last scanned at; `None` while it
+    /// works.
+    idle_at: Vec<Option<u64>>,
+    blocked: Vec<Option<f64>>,
+}
+
+/// Replays `passes` to the end with `exec`'s threads.
+pub fn run<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>, exec: Executor) -> Outcome {
+    let n = passes.len();
+    let workers = match exec {
+        Executor::Sequential => 1,
+        Executor::Threads(k) => k.clamp(1, n.max(1)),
+    };
+    let force: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    let forced = AtomicU64::new(0);
+    let shared = Mutex::new(Shared {
+        finished: n == 0,
+        idle_at: vec![None; workers],
+        blocked: vec![None; n],
+    });
+    // Worker w owns the passes w, w + workers, ...
+    let mut parts: Vec<Vec<(usize, &mut P)>> = (0..workers).map(|_| Vec::new()).collect();
+    for (i, p) in passes.iter_mut().enumerate() {
+        parts[i % workers].push((i, p));
+    }
+    let work = |w: usize, mine: Vec<(usize, &mut P)>| {
+        worker(w, mine, board, &force, &forced, &shared);
+    };
+    if workers == 1 {
+        for mine in parts {
+            work(0, mine);
+        }
+    } else {
+        std::thread::scope(|s| {
+            for (w, mine) in parts.into_iter().enumerate() {
+                s.spawn(move || work(w, mine));
+            }
+        });
+    }
+    Outcome {
+        forced: forced.load(Ordering::Relaxed),
+        unclaimed: board.pending(),
+    }
+}
+
+fn worker<P: Pass>(
+    me: usize,
+    mut mine: Vec<(usize, &mut P)>,
+    board: &Board<P::Key, P::Value>,
+    force: &[AtomicBool],
+    forced: &AtomicU64,
+    shared: &Mutex<Shared>,
+) {
+    let mut done = vec![false; mine.len()];
+    loop {
+        let seen = board.version.load(Ordering::SeqCst);
+        let mut progressed = false;
+        for (j, (i, p)) in mine.iter_mut().enumerate() {
+            if done[j] {
+                continue;
+            }
+            if force[*i].swap(false, Ordering::SeqCst) {
+                p.force();
+            }
+            let (status, moved) = p.resume(board);
+            progressed |= moved;
+            let mut s = lock(shared);
+            match status {
+                Status::Done => {
+                    done[j] = true;
+                    s.blocked[*i] = None;
+                }
+                Status::Blocked { at_ns } => s.blocked[*i] = Some(at_ns),
+            }
+        }
+        if progressed {
+            continue;
+        }
+        // Posts notify under `wake`, so checking the version and going to
+        // sleep under it loses no wake-up.
+        let mut w = lock(&board.wake);
+        if board.version.load(Ordering::SeqCst) != seen {
+            continue;
+        }
+        let mut s = lock(shared);
+        if s.finished {
+            return;
+        }
+        s.idle_at[me] = Some(seen);
+        // Stuck everywhere only if every worker is idle and has scanned
+        // since the last post.
+        if s.idle_at.iter().all(|v| *v == Some(seen)) {
+            s.idle_at[me] = None;
+            let pick = s
+                .blocked
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| b.map(|t| (t, i)))
+                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            match pick {
+                None => s.finished = true,
+                Some((_, i)) => {
+                    s.blocked[i] = None;
+                    force[i].store(true, Ordering::SeqCst);
+                    forced.fetch_add(1, Ordering::Relaxed);
+                    board.version.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            let finished = s.finished;
+            drop(s);
+            board.cond.notify_all();
+            if finished {
+                return;
+            }
+            continue;
+        }
+        drop(s);
+        loop {
+            w = board.cond.wait(w).unwrap_or_else(|e| e.into_inner());
+            let mut s = lock(shared);
+            if s.finished {
+                return;
+            }
+            if board.version.load(Ordering::SeqCst) != seen {
+                s.idle_at[me] = None;
+                break;
+            }
+        }
+    }
+}
