@@ -36,6 +36,8 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub db: crate::db::Target,
 }
 
 pub fn parse_mode(s: &str) -> Result<Mode, String> {
@@ -65,6 +67,15 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     experiment_dir::write_manifest(&a.out, &command, "exit 0", wall)?;
     let exp = Experiment::open(&a.out)?;
     let prof = ExperimentProfile::load(&exp)?;
+    let meta = parallax_db::RunMeta {
+        program: "demo".into(),
+        command: command.clone(),
+        status: "exit 0".into(),
+        wall_s: Some(wall),
+        ..Default::default()
+    };
+    let exe = std::env::current_exe().ok();
+    crate::db::record(&a.db, &exp, Some(&prof), exe.as_deref(), meta);
     if a.json {
         crate::out(&(serde_json::to_string_pretty(&crate::report::to_json(&exp, &prof))? + "\n"))?;
     } else {

@@ -54,6 +54,66 @@ pub fn timestamp_for_name() -> String {
     )
 }
 
+/// A Unix time in seconds as `YYYY-MM-DD HH:MM` (UTC).
+pub fn date_time(unix_s: i64) -> String {
+    let (y, m, d) = civil_from_days(unix_s.div_euclid(86_400));
+    let s = unix_s.rem_euclid(86_400);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", s / 3600, s / 60 % 60)
+}
+
+/// A table at most `width` columns wide: numbers right-aligned, text
+/// left-aligned, the last column cut to what is left.
+pub fn table(cols: &[String], rows: &[Vec<String>], width: usize) -> String {
+    let n = cols.len();
+    let numeric: Vec<bool> = (0..n)
+        .map(|i| {
+            rows.iter().all(|r| {
+                r.get(i).is_none_or(|c| {
+                    c.is_empty() || c == "-" || c.starts_with(|ch: char| ch.is_ascii_digit())
+                })
+            })
+        })
+        .collect();
+    let mut w: Vec<usize> = cols.iter().map(|c| c.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate().take(n) {
+            w[i] = w[i].max(c.chars().count().min(40));
+        }
+    }
+    let used: usize = w[..n.saturating_sub(1)]
+        .iter()
+        .map(|x| x + 2)
+        .sum::<usize>()
+        + 2;
+    if let Some(last) = w.last_mut() {
+        *last = (*last).min(width.saturating_sub(used).max(8));
+    }
+    let line = |cells: &mut dyn Iterator<Item = &String>| {
+        let mut s = String::from(" ");
+        for (i, c) in cells.enumerate().take(n) {
+            let c = fit(c, w[i]);
+            if i + 1 == n && !numeric[i] {
+                s.push_str(&format!(" {c}"));
+            } else if numeric[i] {
+                s.push_str(&format!(" {c:>width$}", width = w[i]));
+            } else {
+                s.push_str(&format!(" {c:<width$}", width = w[i]));
+            }
+            if i + 1 < n {
+                s.push(' ');
+            }
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+        s
+    };
+    let mut out = line(&mut cols.iter());
+    for r in rows {
+        out.push_str(&line(&mut r.iter()));
+    }
+    out
+}
+
 /// Days since 1970-01-01 to a proleptic Gregorian date.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -80,5 +140,12 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_778), (2026, 11, 21));
+        assert_eq!(date_time(86_400 + 3_660), "1970-01-02 01:01");
+        let t = table(
+            &["n".into(), "name".into()],
+            &[vec!["12".into(), "a very long name".into()]],
+            12,
+        );
+        assert_eq!(t, "   n  name\n  12  a very …\n");
     }
 }

@@ -23,6 +23,8 @@ pub struct Args {
     /// recorded as calibration so that compensation can remove it.
     #[arg(long, value_name = "NS")]
     pub probe_cost_ns: Option<f64>,
+    #[command(flatten)]
+    pub db: crate::db::Target,
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
@@ -45,6 +47,19 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     experiment_dir::write_manifest(&a.out, &command, "imported", summary.seconds)?;
     for w in &summary.warnings {
         eprintln!("parallax: warning: {w}");
+    }
+    if let Ok(exp) = parallax_model::experiment::Experiment::open(&a.out) {
+        let meta = parallax_db::RunMeta {
+            program: a
+                .trace
+                .file_stem()
+                .map_or_else(|| "imported".into(), |s| s.to_string_lossy().into_owned()),
+            command,
+            status: "imported".into(),
+            wall_s: None,
+            ..Default::default()
+        };
+        crate::db::record(&a.db, &exp, None, None, meta);
     }
     eprintln!(
         "parallax: imported {} events from {} into {} in {:.3} s",

@@ -2,10 +2,12 @@
 //! libraries.
 
 mod calibrate;
+mod db;
 mod demo;
 mod experiment_dir;
 mod export;
 mod fmt;
+mod html;
 mod import;
 mod report;
 mod run;
@@ -49,6 +51,13 @@ enum Command {
     Export(export::Args),
     /// Read an OTF2 archive written by another tool into an experiment.
     Import(import::Args),
+    /// The run database: list, show, tag, remove, query and compare the
+    /// recorded runs.
+    Db(db::Args),
+    /// Write an experiment as one self-contained HTML report (summary,
+    /// profiles, timeline, communication, load balance, concurrency,
+    /// findings, run comparison) that opens offline in a browser.
+    Html(html::Args),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +69,8 @@ fn main() -> ExitCode {
         Command::Run(a) => run::main(a),
         Command::Export(a) => export::main(a),
         Command::Import(a) => import::main(a),
+        Command::Db(a) => db::main(a),
+        Command::Html(a) => html::main(a),
     };
     match result {
         Ok(code) => code,

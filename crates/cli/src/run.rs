@@ -70,6 +70,8 @@ pub struct Args {
     /// (`app`), `all` (also those of MPI and other system libraries), `off`.
     #[arg(long, value_parser = ["app", "all", "off"])]
     pub pthread: Option<String>,
+    #[command(flatten)]
+    pub db: crate::db::Target,
     /// The program and its arguments.
     #[arg(
         required = true,
@@ -395,10 +397,22 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
-            if !a.no_report {
+            let prof = if a.no_report {
+                None
+            } else {
                 let prof = ExperimentProfile::load(&exp)?;
                 crate::out(&crate::report::text(&exp, &prof, 10, false))?;
-            }
+                Some(prof)
+            };
+            let meta = parallax_db::RunMeta {
+                program: app_name.clone(),
+                command: a.command.clone(),
+                status: status_text.clone(),
+                wall_s: Some(wall),
+                mpi: (launcher || job.is_some()).then(mpi_version).flatten(),
+                ..Default::default()
+            };
+            crate::db::record(&a.db, &exp, prof.as_ref(), Some(&target), meta);
             eprintln!(
                 "parallax: experiment in {} (`parallax report {}` for all locations)",
                 out.display(),
@@ -412,6 +426,15 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         ),
     }
     Ok(exit_code(&status))
+}
+
+/// The MPI library's version as its launcher reports it (first line of
+/// `mpirun --version`), for the run database.
+fn mpi_version() -> Option<String> {
+    let o = Command::new("mpirun").arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text.lines().find(|l| !l.trim().is_empty())?.trim();
+    Some(line.to_string())
 }
 
 /// A job id as part of a directory name.

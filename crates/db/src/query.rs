@@ -140,6 +140,23 @@ pub(crate) fn insert_findings(
     Ok(())
 }
 
+/// A call path's statistics in one run, summed over locations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathStat {
+    /// Region names from the top, joined with `/`.
+    pub path: String,
+    /// Visits.
+    pub calls: i64,
+    /// Inclusive time, ns.
+    pub incl_ns: f64,
+    /// Exclusive time, ns.
+    pub excl_ns: f64,
+    /// Share of the run's exclusive time, %.
+    pub pct_excl: f64,
+    /// Slowest location's inclusive time over the mean.
+    pub imbalance: f64,
+}
+
 /// Regions × runs: one row per call path, one value per run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompareTable {
@@ -300,10 +317,10 @@ impl Db {
                 })
             })
             .map_err(|e| self.err(e))?;
-        let v = rows
+        let v: Vec<Finding> = rows
             .collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e));
-        v
+            .map_err(|e| self.err(e))?;
+        Ok(v)
     }
 
     /// Replaces the findings of run `id`.
@@ -317,9 +334,8 @@ impl Db {
         tx.commit().map_err(|e| Error::sql(&path, e))
     }
 
-    /// The heaviest call paths of a run by exclusive time: (path, calls,
-    /// inclusive ns, exclusive ns, % of total exclusive, imbalance).
-    pub fn top_paths(&self, id: i64, n: usize) -> Result<Vec<(String, i64, f64, f64, f64, f64)>> {
+    /// The heaviest call paths of a run by exclusive time.
+    pub fn top_paths(&self, id: i64, n: usize) -> Result<Vec<PathStat>> {
         let mut st = self
             .conn
             .prepare(
@@ -330,18 +346,18 @@ impl Db {
             .map_err(|e| self.err(e))?;
         let v = st
             .query_map(params![id, n as i64], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
+                Ok(PathStat {
+                    path: r.get(0)?,
+                    calls: r.get(1)?,
+                    incl_ns: r.get(2)?,
+                    excl_ns: r.get(3)?,
+                    pct_excl: r.get(4)?,
+                    imbalance: r.get(5)?,
+                })
             })
-            .and_then(|m| m.collect())
-            .map_err(|e| self.err(e));
-        v
+            .and_then(|m| m.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        Ok(v)
     }
 
     /// Adds and removes tags of run `id`.

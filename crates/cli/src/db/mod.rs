@@ -1,0 +1,412 @@
+//! `parallax db`: the run database (list, show, tag, rm, query, compare,
+//! scaling), and the hook that records every new experiment in it.
+
+mod record;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::json;
+
+use parallax_db::query::Metric;
+use parallax_db::{Db, Finding};
+
+use crate::fmt;
+
+pub use record::{record, Target};
+
+/// Arguments of `parallax db`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The database file [default: $PARALLAX_DB, else
+    /// ~/.local/share/parallax/runs.sqlite].
+    #[arg(long, global = true, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What `parallax db` does.
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// List the recorded runs.
+    List {
+        /// Only runs with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+        /// Only runs of this program.
+        #[arg(long)]
+        program: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one run: metadata, derived metrics, heaviest call paths,
+    /// findings.
+    Show {
+        /// Run id.
+        id: i64,
+        /// Call paths shown.
+        #[arg(long, default_value_t = 15)]
+        top: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add (or with --remove, remove) tags of a run.
+    Tag {
+        /// Run id.
+        id: i64,
+        /// Tags to add.
+        tags: Vec<String>,
+        /// Tags to remove.
+        #[arg(long, value_name = "TAG")]
+        remove: Vec<String>,
+    },
+    /// Remove runs from the database (their experiment directories stay).
+    Rm {
+        /// Run ids.
+        #[arg(required = true)]
+        ids: Vec<i64>,
+    },
+    /// Run one read-only SQL statement (see docs/database.md for the
+    /// schema and example queries).
+    Query {
+        /// The statement.
+        sql: String,
+        /// Print JSON (an array of objects).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call paths × runs, with each run's metadata (like Thicket).
+    Compare {
+        /// Run ids (default: every run with --tag, or the last 5).
+        ids: Vec<i64>,
+        /// Runs with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+        /// excl (exclusive, summed over locations), incl (inclusive,
+        /// summed), max (inclusive time of the slowest location).
+        #[arg(long, default_value = "incl", value_parser = ["excl", "incl", "max"])]
+        metric: String,
+        /// Rows shown.
+        #[arg(long, default_value_t = 25)]
+        top: usize,
+    },
+    /// Wall time, speedup and efficiency of a program's runs by size.
+    Scaling {
+        /// Program name, as `db list` shows it.
+        program: String,
+        /// Also write the scaling chart as SVG.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+    },
+    /// Attach findings (`parallax analyze --json` output) to a run.
+    Findings {
+        /// Run id.
+        id: i64,
+        /// The JSON file (`{"findings": [...]}`).
+        file: PathBuf,
+    },
+}
+
+fn path_of(a: &Args) -> anyhow::Result<PathBuf> {
+    parallax_db::resolve(a.db.as_deref())
+        .context("no database path: set --db or PARALLAX_DB (HOME is not set)")
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    let path = path_of(&a)?;
+    if let Command::Query { sql, json } = &a.command {
+        // Opened once for writing first, so an older schema is migrated.
+        drop(Db::open(&path)?);
+        let db = Db::open_read_only(&path)?;
+        let (cols, rows) = db.query(sql)?;
+        if *json {
+            let v: Vec<_> = rows
+                .iter()
+                .map(|r| {
+                    cols.iter()
+                        .cloned()
+                        .zip(r.iter().map(|c| json!(c)))
+                        .collect::<serde_json::Map<_, _>>()
+                })
+                .collect();
+            crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        } else {
+            crate::out(&fmt::table(&cols, &rows, 100))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut db = Db::open(&path)?;
+    match a.command {
+        Command::List { tag, program, json } => {
+            let runs = db.list(tag.as_deref(), program.as_deref())?;
+            if json {
+                let v: Vec<_> = runs.iter().map(run_json).collect();
+                crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+            } else if runs.is_empty() {
+                crate::out(&format!("No runs in {}\n", path.display()))?;
+            } else {
+                let cols = [
+                    "id",
+                    "program",
+                    "ranks",
+                    "locs",
+                    "wall",
+                    "started (UTC)",
+                    "tags",
+                ]
+                .map(String::from);
+                let rows: Vec<Vec<String>> = runs
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.id.to_string(),
+                            r.program.clone(),
+                            r.ranks.to_string(),
+                            r.threads.to_string(),
+                            r.wall_s.map(|w| fmt::ns(w * 1e9)).unwrap_or_default(),
+                            r.start_unix_ns
+                                .map(|t| fmt::date_time(t / 1_000_000_000))
+                                .unwrap_or_default(),
+                            r.tags.join(","),
+                        ]
+                    })
+                    .collect();
+                crate::out(&fmt::table(&cols, &rows, 100))?;
+            }
+        }
+        Command::Show { id, top, json } => show(&db, id, top, json)?,
+        Command::Tag { id, tags, remove } => {
+            db.tag(id, &tags, &remove)?;
+            let r = db.run(id)?;
+            crate::out(&format!("run {id}: tags {}\n", r.tags.join(",")))?;
+        }
+        Command::Rm { ids } => {
+            let n = db.remove(&ids)?;
+            crate::out(&format!("removed {n} run(s)\n"))?;
+            if n < ids.len() {
+                anyhow::bail!("{} of the ids were not in the database", ids.len() - n);
+            }
+        }
+        Command::Query { .. } => unreachable!("handled above"),
+        Command::Compare {
+            ids,
+            tag,
+            metric,
+            top,
+        } => {
+            let ids = if !ids.is_empty() {
+                ids
+            } else {
+                let runs = db.list(tag.as_deref(), None)?;
+                let skip = if tag.is_some() {
+                    0
+                } else {
+                    runs.len().saturating_sub(5)
+                };
+                runs.iter().skip(skip).map(|r| r.id).collect()
+            };
+            anyhow::ensure!(!ids.is_empty(), "no runs to compare");
+            let m = Metric::parse(&metric).unwrap_or(Metric::Inclusive);
+            let t = db.compare(&ids, m, top)?;
+            crate::out(&compare_text(&t, &metric))?;
+        }
+        Command::Scaling { program, svg } => {
+            let pts = db.scaling(&program)?;
+            anyhow::ensure!(!pts.is_empty(), "no runs of `{program}` with a wall time");
+            let base = &pts[0];
+            let cols = ["run", "ranks", "locs", "wall", "speedup", "efficiency"].map(String::from);
+            let rows: Vec<Vec<String>> = pts
+                .iter()
+                .map(|p| {
+                    let s = base.wall_s / p.wall_s.max(1e-12);
+                    let e = s * base.threads as f64 / p.threads.max(1) as f64;
+                    vec![
+                        p.run.to_string(),
+                        p.ranks.to_string(),
+                        p.threads.to_string(),
+                        fmt::ns(p.wall_s * 1e9),
+                        format!("{s:.2}"),
+                        format!("{:.0}%", 100.0 * e),
+                    ]
+                })
+                .collect();
+            crate::out(&fmt::table(&cols, &rows, 100))?;
+            if let Some(f) = svg {
+                let series: Vec<(f64, f64)> =
+                    pts.iter().map(|p| (p.threads as f64, p.wall_s)).collect();
+                let text = parallax_report::svg::scaling(&program, &series);
+                std::fs::write(&f, text)
+                    .with_context(|| format!("cannot write {}", f.display()))?;
+                eprintln!("parallax: scaling chart in {}", f.display());
+            }
+        }
+        Command::Findings { id, file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let f = Finding::parse_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            db.set_findings(id, &f)?;
+            crate::out(&format!("run {id}: {} finding(s)\n", f.len()))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_json(r: &parallax_db::RunRow) -> serde_json::Value {
+    json!({
+        "id": r.id, "dir": r.dir, "program": r.program, "command": r.command,
+        "ranks": r.ranks, "threads": r.threads, "start_unix_ns": r.start_unix_ns,
+        "wall_s": r.wall_s, "mode": r.mode, "status": r.status, "hosts": r.hosts,
+        "git_revision": r.git_revision, "compiler": r.compiler, "mpi": r.mpi, "tags": r.tags,
+    })
+}
+
+fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
+    let r = db.run(id)?;
+    let metrics = db.metrics(id)?;
+    let paths = db.top_paths(id, top)?;
+    let findings = db.findings(id)?;
+    if json {
+        let mut v = run_json(&r);
+        v["metrics"] = metrics.iter().map(|(k, x)| (k.clone(), json!(x))).collect();
+        v["top_paths"] = paths
+            .iter()
+            .map(|p| json!({"path": p.path, "calls": p.calls, "incl_ns": p.incl_ns, "excl_ns": p.excl_ns, "pct_excl": p.pct_excl, "imbalance": p.imbalance}))
+            .collect();
+        v["findings"] = findings.iter().map(Finding::to_json).collect();
+        return crate::out(&(serde_json::to_string_pretty(&v)? + "\n"));
+    }
+    let mut s = String::new();
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
+    let lines = [
+        ("Run", format!("{} ({})", r.id, r.dir)),
+        ("Command", r.command.clone()),
+        ("Program", r.program.clone()),
+        (
+            "Size",
+            format!(
+                "{} rank(s), {} location(s) on {}",
+                r.ranks, r.threads, r.hosts
+            ),
+        ),
+        (
+            "Started",
+            r.start_unix_ns
+                .map(|t| fmt::date_time(t / 1_000_000_000) + " UTC")
+                .unwrap_or_else(|| "-".into()),
+        ),
+        (
+            "Wall",
+            r.wall_s
+                .map(|w| fmt::ns(w * 1e9))
+                .unwrap_or_else(|| "-".into()),
+        ),
+        (
+            "Status",
+            format!("{} (mode {})", opt(&r.status), opt(&r.mode)),
+        ),
+        ("Revision", opt(&r.git_revision)),
+        ("Compiler", opt(&r.compiler)),
+        ("MPI", opt(&r.mpi)),
+        ("Tags", r.tags.join(",")),
+    ];
+    for (k, v) in lines {
+        s += &format!("{k:<10}{}\n", fmt::fit(&v, 90));
+    }
+    s += "\nDerived metrics\n";
+    for (k, v) in &metrics {
+        let shown = if k.starts_with("time_ns.") {
+            fmt::ns(*v)
+        } else {
+            format!("{v:.3}")
+        };
+        s += &format!("  {k:<32}{shown}\n");
+    }
+    s += "\nHeaviest call paths (exclusive, summed over locations)\n";
+    let cols = [
+        "excl%",
+        "exclusive",
+        "inclusive",
+        "calls",
+        "imbal",
+        "call path",
+    ]
+    .map(String::from);
+    let rows: Vec<Vec<String>> = paths
+        .iter()
+        .map(|p| {
+            vec![
+                format!("{:.1}%", p.pct_excl),
+                fmt::ns(p.excl_ns),
+                fmt::ns(p.incl_ns),
+                fmt::count(p.calls.max(0) as u64),
+                format!("{:.2}", p.imbalance),
+                p.path.clone(),
+            ]
+        })
+        .collect();
+    s += &fmt::table(&cols, &rows, 100);
+    if !findings.is_empty() {
+        s += "\nFindings\n";
+        for f in &findings {
+            s += &format!(
+                "  {:<24} {:>10}  rank {} thread {}  {}\n",
+                f.pattern,
+                fmt::ns(f.severity_s * 1e9),
+                f.rank.map_or("-".into(), |x| x.to_string()),
+                f.thread.map_or("-".into(), |x| x.to_string()),
+                f.region.clone().unwrap_or_default()
+            );
+        }
+    }
+    crate::out(&s)
+}
+
+fn compare_text(t: &parallax_db::CompareTable, metric: &str) -> String {
+    let mut s = String::from("Runs\n");
+    let cols = [
+        "run", "program", "ranks", "locs", "wall", "revision", "tags",
+    ]
+    .map(String::from);
+    let rows: Vec<Vec<String>> = t
+        .runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.id.to_string(),
+                r.program.clone(),
+                r.ranks.to_string(),
+                r.threads.to_string(),
+                r.wall_s.map(|w| fmt::ns(w * 1e9)).unwrap_or_default(),
+                r.git_revision
+                    .as_deref()
+                    .map(|g| g[..g.len().min(10)].to_string())
+                    .unwrap_or_default(),
+                r.tags.join(","),
+            ]
+        })
+        .collect();
+    s += &fmt::table(&cols, &rows, 100);
+    s += &format!("\nCall paths × runs ({metric} time)\n");
+    let mut cols: Vec<String> = t.runs.iter().map(|r| format!("run {}", r.id)).collect();
+    cols.push("call path".into());
+    let rows: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|(path, depth, v)| {
+            let mut row: Vec<String> = v
+                .iter()
+                .map(|x| x.map(fmt::ns).unwrap_or_else(|| "-".into()))
+                .collect();
+            let _ = depth;
+            row.push(path.clone());
+            row
+        })
+        .collect();
+    s += &fmt::table(&cols, &rows, 100);
+    s
+}

@@ -1,0 +1,115 @@
+//! The HTML report: one file, no network. The page's data is JSON in a
+//! `<script type="application/json">` element; bulky parts (timeline
+//! visits, levels of detail, arrows) are packed columns ([`pack`]) that
+//! the page inflates only when a view needs them. Script and style are
+//! inline (`assets/`).
+
+mod data;
+pub mod pack;
+pub mod timeline;
+
+use parallax_db::{CompareTable, Finding, ScalingPoint};
+use parallax_model::experiment::Experiment;
+use serde_json::{json, Value};
+
+pub use data::Built;
+
+const CSS: &str = include_str!("assets/report.css");
+const JS: &str = include_str!("assets/report.js");
+
+/// An error building the report.
+#[derive(Debug)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<parallax_model::Error> for Error {
+    fn from(e: parallax_model::Error) -> Error {
+        Error(e.to_string())
+    }
+}
+
+impl From<parallax_export::Error> for Error {
+    fn from(e: parallax_export::Error) -> Error {
+        Error(e.to_string())
+    }
+}
+
+/// Several runs side by side: the comparison table and, for runs of one
+/// program at several sizes, the scaling series.
+#[derive(Clone, Debug)]
+pub struct Runs {
+    /// What the table's cells are ("incl", "excl", "max").
+    pub metric: String,
+    /// Call paths × runs.
+    pub table: CompareTable,
+    /// Wall time by size.
+    pub scaling: Vec<ScalingPoint>,
+}
+
+/// What goes into a report besides the experiment.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Page title (default: the experiment directory).
+    pub title: Option<String>,
+    /// Findings of the bottleneck analysis.
+    pub findings: Vec<Finding>,
+    /// The compensated experiment, shown beside the measured one.
+    pub compensated: Option<&'a Experiment>,
+    /// Runs to compare.
+    pub runs: Option<Runs>,
+}
+
+/// The whole page for `exp`.
+pub fn page(exp: &Experiment, opts: &Options) -> Result<(String, Built), Error> {
+    let mut built = Built::default();
+    let measured = data::experiment(exp, &opts.findings, &mut built)?;
+    let compensated = match opts.compensated {
+        Some(c) => data::experiment(c, &[], &mut Built::default())?,
+        None => Value::Null,
+    };
+    let runs = opts.runs.as_ref().map(runs_json);
+    let title = opts
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("Parallax: {}", exp.dir.display()));
+    let doc = json!({
+        "title": title,
+        "parallax": env!("CARGO_PKG_VERSION"),
+        "measured": measured,
+        "compensated": compensated,
+        "runs": runs,
+    });
+    // `</` inside a script element would end it.
+    let data = serde_json::to_string(&doc)
+        .map_err(|e| Error(e.to_string()))?
+        .replace("</", "<\\/");
+    let html = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{CSS}</style></head>\n<body>\n\
+         <script id=\"px-data\" type=\"application/json\">{data}</script>\n\
+         <script>{JS}</script>\n</body></html>\n",
+        crate::svg::esc(&title)
+    );
+    Ok((html, built))
+}
+
+fn runs_json(r: &Runs) -> Value {
+    json!({
+        "metric": r.metric,
+        "runs": r.table.runs.iter().map(|x| json!({
+            "id": x.id, "program": x.program, "ranks": x.ranks, "threads": x.threads,
+            "wall_s": x.wall_s, "start_unix_ns": x.start_unix_ns, "git_revision": x.git_revision,
+            "tags": x.tags, "command": x.command,
+        })).collect::<Vec<_>>(),
+        "rows": r.table.rows.iter().map(|(p, d, v)| json!({"path": p, "depth": d, "values": v})).collect::<Vec<_>>(),
+        "scaling": r.scaling.iter().map(|s| json!({"run": s.run, "ranks": s.ranks, "threads": s.threads, "wall_s": s.wall_s})).collect::<Vec<_>>(),
+    })
+}
