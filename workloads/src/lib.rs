@@ -5,9 +5,14 @@
 //!   with a region around every iteration of its innermost loops (the
 //!   fully instrumented time T_m), for the sequential perturbation
 //!   compensation experiments of Malony's thesis (ch. 3).
+//! - [`parallel`]: kernels on 2 to 4 threads that synchronize (locks,
+//!   barriers, semaphores, advance/await, fork/join), with one region
+//!   around the kernel or with measured synchronization and a region per
+//!   loop body, for the event-based compensation of ch. 4 and 5.
 //!
-//! The `livermore` binary runs them and prints one JSON line per kernel
-//! and level.
+//! The `livermore` and `parallel` binaries run them and print one JSON
+//! line per run.
 #![warn(missing_docs)]
 
 pub mod livermore;
+pub mod parallel;
