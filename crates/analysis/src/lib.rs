@@ -7,6 +7,8 @@
 //! - [`concurrency`]: time with exactly k locations busy (CEFF, CAVG);
 //! - [`executor`]: how per-location passes and exchange steps run (one
 //!   thread or a pool, with identical results);
+//! - [`synth`]: simulated programs of known timing written as
+//!   experiments (ground truth and scale tests);
 //! - [`trace`]: the traced locations and streaming over their events;
 //! - [`replay`]: all locations replayed together, exchanging values at
 //!   their dependencies, and [`pairing`]: which event each
@@ -19,4 +21,5 @@ pub mod executor;
 pub mod pairing;
 pub mod profile;
 pub mod replay;
+pub mod synth;
 pub mod trace;

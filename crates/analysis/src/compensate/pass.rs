@@ -365,28 +365,34 @@ impl<'a> LocPass<'a> {
             // its create): the measured start-up delay stays.
             return p.ta + (tm - p.tm - basis_alpha).max(0.0);
         }
-        if p.tm > ptm {
-            // Measured: waited from the previous event until the post.
-            let latency = (tm - p.tm - basis_alpha).max(0.0);
-            self.latency_min[class] = self.latency_min[class].min(latency);
-            let unblocked = pta + finite(self.own_min[class]);
-            let ta = unblocked.max(p.ta + latency);
-            let measured_wait = tm - ptm - palpha;
-            let approx_wait = ta - pta;
-            if approx_wait < measured_wait {
-                self.stats.wait_removed_ns += measured_wait - approx_wait;
-            }
-            ta
+        // The measured completion is the later of two bounds: the
+        // operation's own cost after the previous event, and the delay
+        // after the partner's post. Which one decided it is judged from
+        // the least costs of each kind seen deciding before (none yet:
+        // zero); the deciding side's measured value is this instance's
+        // cost, and the other side's cost is its least decided value.
+        let own = tm - ptm - palpha;
+        let latency = tm - p.tm - basis_alpha;
+        let (own_least, latency_least) =
+            (finite(self.own_min[class]), finite(self.latency_min[class]));
+        let waited = p.tm + basis_alpha + latency_least > ptm + palpha + own_least;
+        let ta = if waited {
+            (pta + own_least).max(p.ta + latency.max(0.0))
         } else {
-            // Measured: the post was already there.
-            let own = (tm - ptm - palpha).max(0.0);
-            self.own_min[class] = self.own_min[class].min(own);
-            let earliest = p.ta + finite(self.latency_min[class]);
-            if earliest > local {
-                self.stats.wait_added_ns += earliest - local;
-            }
-            local.max(earliest)
+            local.max(p.ta + latency_least)
+        };
+        if waited {
+            self.latency_min[class] = self.latency_min[class].min(latency.max(0.0));
+        } else {
+            self.own_min[class] = self.own_min[class].min(own.max(0.0));
         }
+        let change = (ta - pta) - own;
+        if change < 0.0 {
+            self.stats.wait_removed_ns -= change;
+        } else {
+            self.stats.wait_added_ns += change;
+        }
+        ta
     }
 
     fn emit(&mut self, e: &Event, ta: f64) {

@@ -1,0 +1,455 @@
+//! Synthetic experiments: programs of known timing, simulated with or
+//! without probe costs and written as experiments, as ground truth for
+//! compensation and bottleneck detection and as large inputs for scale
+//! tests.
+//!
+//! A [`Program`] lists, per location, operations with durations. The
+//! simulator runs them as a discrete-event simulation (the location with
+//! the earliest time goes next), records the events the runtime would
+//! record (a region around each MPI call, lock or barrier, with its
+//! message, lock or collective event inside), and charges every recorded
+//! event `α` after its timestamp, as a real probe does. Simulating with
+//! α = 0 gives the run without probes, the truth that compensation of the
+//! same program simulated with α > 0 must recover.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+
+use parallax_model::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
+use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
+use parallax_model::experiment::{self, EventWriter};
+use parallax_model::region::RegionKind;
+use parallax_model::Error;
+
+/// Communicator id of all ranks.
+pub const WORLD: u64 = 1 << 63;
+
+/// One operation of a location.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// Computes for this many ns.
+    Compute(f64),
+    /// Enters user region `i` (an index into [`Program::regions`]).
+    Enter(u32),
+    /// Leaves the innermost user region.
+    Leave,
+    /// Sends a message to location `to` (eager: returns at once).
+    Send {
+        /// Destination location.
+        to: u32,
+        /// Tag.
+        tag: u32,
+        /// Size.
+        bytes: u64,
+    },
+    /// Receives the next message from location `from` with `tag`.
+    Recv {
+        /// Source location.
+        from: u32,
+        /// Tag.
+        tag: u32,
+    },
+    /// A barrier of all locations.
+    Barrier,
+    /// An all-reduce of all locations (synchronizes like a barrier).
+    Allreduce,
+    /// Acquires lock `id`.
+    Lock(u64),
+    /// Releases lock `id`.
+    Unlock(u64),
+}
+
+/// A program: its user regions and each location's operations.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// User region names.
+    pub regions: Vec<String>,
+    /// Operations per location.
+    pub locations: Vec<Vec<Op>>,
+    /// Locations are threads of one process (else ranks of an MPI job).
+    pub threads: bool,
+}
+
+/// Costs of the simulated machine and probes, ns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Machine {
+    /// Probe cost of an enter, a leave and any other event.
+    pub alpha: [f64; 3],
+    /// From a send to the message's availability at the receiver.
+    pub latency: f64,
+    /// A receive whose message is there.
+    pub recv: f64,
+    /// From the last arrival to every exit of a barrier.
+    pub barrier: f64,
+    /// Taking a free lock.
+    pub lock: f64,
+    /// From a release to the next holder's acquisition.
+    pub handoff: f64,
+}
+
+impl Machine {
+    /// A machine with these probe costs and fixed operation costs.
+    pub fn with_alpha(enter: f64, leave: f64, event: f64) -> Machine {
+        Machine {
+            alpha: [enter, leave, event],
+            latency: 800.0,
+            recv: 300.0,
+            barrier: 500.0,
+            lock: 40.0,
+            handoff: 120.0,
+        }
+    }
+}
+
+/// Built-in regions, after the user's.
+const CALL_REGIONS: [(&str, RegionKind); 6] = [
+    ("MPI_Send", RegionKind::Send),
+    ("MPI_Recv", RegionKind::Recv),
+    ("MPI_Barrier", RegionKind::Barrier),
+    ("MPI_Allreduce", RegionKind::Collective),
+    ("lock", RegionKind::Lock),
+    ("unlock", RegionKind::Unlock),
+];
+
+/// Events per location, times in ns.
+pub type Trace = Vec<Vec<Event>>;
+
+/// Region id of built-in region `k` in a program with `user` regions.
+fn call_region(user: usize, k: usize) -> u32 {
+    (user + k + 1) as u32
+}
+
+/// Simulates `p` on `m`. Locations start at time 1 ms.
+pub fn simulate(p: &Program, m: &Machine) -> Trace {
+    Sim::new(p, m).run()
+}
+
+struct Sim<'a> {
+    p: &'a Program,
+    m: &'a Machine,
+    t: Vec<f64>,
+    pc: Vec<usize>,
+    phase: Vec<u8>,
+    out: Trace,
+    /// Messages in flight per (from, to, tag): availability times.
+    mail: HashMap<(u32, u32, u32), VecDeque<f64>>,
+    /// Per barrier episode: arrivals so far and the latest arrival time.
+    arrivals: HashMap<u64, (usize, f64)>,
+    episode: Vec<u64>,
+    /// Locks: free since (None while held), and waiting requests.
+    locks: HashMap<u64, (Option<f64>, VecDeque<usize>)>,
+}
+
+impl<'a> Sim<'a> {
+    fn new(p: &'a Program, m: &'a Machine) -> Sim<'a> {
+        let n = p.locations.len();
+        Sim {
+            p,
+            m,
+            t: vec![1e6; n],
+            pc: vec![0; n],
+            phase: vec![0; n],
+            out: vec![Vec::new(); n],
+            mail: HashMap::new(),
+            arrivals: HashMap::new(),
+            episode: vec![0; n],
+            locks: HashMap::new(),
+        }
+    }
+
+    fn record(&mut self, i: usize, kind: EventKind) {
+        let a = match kind {
+            EventKind::Enter { .. } => self.m.alpha[0],
+            EventKind::Leave { .. } => self.m.alpha[1],
+            _ => self.m.alpha[2],
+        };
+        let time = self.t[i].round() as u64;
+        self.out[i].push(Event { time, kind });
+        self.t[i] += a;
+    }
+
+    fn run(mut self) -> Trace {
+        let n = self.p.locations.len();
+        loop {
+            // The earliest location that can move.
+            let mut best: Option<usize> = None;
+            for i in 0..n {
+                if self.pc[i] < self.p.locations[i].len()
+                    && self.ready(i)
+                    && best.is_none_or(|b| self.t[i] < self.t[b])
+                {
+                    best = Some(i);
+                }
+            }
+            let Some(i) = best else { break };
+            self.step(i);
+        }
+        self.out
+    }
+
+    /// Whether location `i`'s next step can run now.
+    fn ready(&self, i: usize) -> bool {
+        let op = self.p.locations[i][self.pc[i]];
+        match (op, self.phase[i]) {
+            (Op::Recv { from, tag }, 1) => self
+                .mail
+                .get(&(from, i as u32, tag))
+                .is_some_and(|q| !q.is_empty()),
+            (Op::Barrier | Op::Allreduce, 1) => self
+                .arrivals
+                .get(&self.episode[i])
+                .is_some_and(|a| a.0 == self.p.locations.len()),
+            (Op::Lock(id), 1) => self
+                .locks
+                .get(&id)
+                .is_some_and(|(free, q)| free.is_some() && q.front() == Some(&i)),
+            _ => true,
+        }
+    }
+
+    fn step(&mut self, i: usize) {
+        let op = self.p.locations[i][self.pc[i]];
+        let user = self.p.regions.len();
+        let me = i as u32;
+        let comm = if self.p.threads { 1 } else { WORLD };
+        let mut next = true;
+        match (op, self.phase[i]) {
+            (Op::Compute(d), _) => self.t[i] += d,
+            (Op::Enter(r), _) => self.record(i, EventKind::Enter { region: r + 1 }),
+            (Op::Leave, _) => self.record(i, EventKind::Leave { region: 0 }),
+            (Op::Send { to, tag, bytes }, _) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 0),
+                    },
+                );
+                self.record(
+                    i,
+                    EventKind::Send {
+                        peer: to,
+                        tag,
+                        comm,
+                        bytes,
+                    },
+                );
+                let avail = self.t[i] + self.m.latency;
+                self.mail.entry((me, to, tag)).or_default().push_back(avail);
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Recv { .. }, 0) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 1),
+                    },
+                );
+                next = false;
+            }
+            (Op::Recv { from, tag }, _) => {
+                let avail = self
+                    .mail
+                    .get_mut(&(from, me, tag))
+                    .and_then(|q| q.pop_front())
+                    .unwrap_or(self.t[i]);
+                self.t[i] = (self.t[i] + self.m.recv).max(avail);
+                self.record(
+                    i,
+                    EventKind::Recv {
+                        peer: from,
+                        tag,
+                        comm,
+                        bytes: 0,
+                    },
+                );
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Barrier | Op::Allreduce, 0) => {
+                let k = if op == Op::Barrier { 2 } else { 3 };
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, k),
+                    },
+                );
+                self.record(i, EventKind::CollectiveBegin);
+                let t = self.t[i];
+                let a = self
+                    .arrivals
+                    .entry(self.episode[i])
+                    .or_insert((0, f64::NEG_INFINITY));
+                a.0 += 1;
+                a.1 = a.1.max(t);
+                next = false;
+            }
+            (Op::Barrier | Op::Allreduce, _) => {
+                let last = self.arrivals[&self.episode[i]].1;
+                self.t[i] = self.t[i].max(last + self.m.barrier);
+                let op_kind = if op == Op::Barrier {
+                    CollectiveOp::Barrier
+                } else {
+                    CollectiveOp::Allreduce
+                };
+                self.record(
+                    i,
+                    EventKind::CollectiveEnd {
+                        op: op_kind,
+                        comm,
+                        root: NO_ROOT,
+                        sent: 0,
+                        received: 0,
+                    },
+                );
+                self.record(i, EventKind::Leave { region: 0 });
+                self.episode[i] += 1;
+            }
+            (Op::Lock(id), 0) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 4),
+                    },
+                );
+                self.record(i, EventKind::LockRequest { lock: id });
+                let l = self.locks.entry(id).or_insert((Some(0.0), VecDeque::new()));
+                l.1.push_back(i);
+                next = false;
+            }
+            (Op::Lock(id), _) => {
+                let l = self.locks.get_mut(&id).expect("requested");
+                let since = l.0.take().unwrap_or(0.0);
+                l.1.pop_front();
+                let cost = if since > 0.0 { self.m.handoff } else { 0.0 };
+                self.t[i] = (self.t[i] + self.m.lock).max(since + cost);
+                self.record(i, EventKind::LockAcquired { lock: id });
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Unlock(id), _) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 5),
+                    },
+                );
+                self.record(i, EventKind::LockRelease { lock: id });
+                let t = self.t[i];
+                if let Some(l) = self.locks.get_mut(&id) {
+                    l.0 = Some(t);
+                }
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+        }
+        if next {
+            self.pc[i] += 1;
+            self.phase[i] = 0;
+        } else {
+            self.phase[i] = 1;
+        }
+    }
+}
+
+/// Writes trace `t` of program `p` as an experiment in `dir` (which must
+/// exist), recording `alpha` as the probes' calibration. Locations are
+/// ranks, or threads of rank 0 if the program says so.
+pub fn write(dir: &Path, p: &Program, t: &Trace, alpha: [f64; 3]) -> Result<(), Error> {
+    let ranks: Vec<(u32, Vec<u32>)> = if p.threads {
+        vec![(0, (0..t.len() as u32).collect())]
+    } else {
+        (0..t.len() as u32).map(|r| (r, vec![0])).collect()
+    };
+    let n = t.len() as u32;
+    for (rank, threads) in ranks {
+        let pdir = dir.join(experiment::rank_dir(rank));
+        std::fs::create_dir_all(&pdir).map_err(|e| Error::io(&pdir, e))?;
+        let end = threads
+            .iter()
+            .map(|&th| {
+                let i = if p.threads { th } else { rank } as usize;
+                t[i].last().map_or(0, |e| e.time)
+            })
+            .max()
+            .unwrap_or(0);
+        let mut defs = vec![
+            Def::Process(ProcessInfo {
+                rank,
+                ranks: if p.threads { 1 } else { n },
+                pid: 1000 + rank,
+                host: "synthetic".into(),
+                program: "synthetic".into(),
+                args: Vec::new(),
+                start_unix_ns: 1_700_000_000_000_000_000,
+                mode: Mode::Trace,
+                version: env!("CARGO_PKG_VERSION").into(),
+            }),
+            Def::Clock {
+                source: ClockSource::Monotonic,
+                nominal_hz: 1e9,
+            },
+            Def::ClockSync {
+                tick: 0,
+                mono_ns: 0,
+                unix_ns: 1_700_000_000_000_000_000,
+            },
+            Def::ClockSync {
+                tick: end + 1,
+                mono_ns: end + 1,
+                unix_ns: 1_700_000_000_000_000_000 + end + 1,
+            },
+        ];
+        for (probe, a) in [
+            (Probe::Enter, alpha[0]),
+            (Probe::Leave, alpha[1]),
+            (Probe::Event, alpha[2]),
+        ] {
+            defs.push(Def::Calibration {
+                probe,
+                mode: Mode::Trace,
+                mean_ns: a,
+                sd_ns: 0.0,
+                min_ns: a,
+                samples: 1,
+            });
+        }
+        for (k, name) in p.regions.iter().enumerate() {
+            defs.push(Def::Region {
+                id: k as u32 + 1,
+                kind: RegionKind::User,
+                name: name.clone(),
+                file: String::new(),
+                line: 0,
+            });
+        }
+        for (k, (name, kind)) in CALL_REGIONS.iter().enumerate() {
+            defs.push(Def::Region {
+                id: call_region(p.regions.len(), k),
+                kind: *kind,
+                name: name.to_string(),
+                file: String::new(),
+                line: 0,
+            });
+        }
+        defs.push(Def::Group {
+            id: if p.threads { 1 } else { WORLD },
+            members: (0..n).collect(),
+        });
+        for &th in &threads {
+            defs.push(Def::Location {
+                thread: th,
+                name: String::new(),
+                os_tid: 0,
+            });
+            let i = if p.threads { th } else { rank } as usize;
+            let path = pdir.join(experiment::events_file(th));
+            let mut w = EventWriter::create(&path, rank, th, 1 << 16)?;
+            for e in &t[i] {
+                w.push(e)?;
+            }
+            w.finish()?;
+        }
+        defs.push(Def::End {
+            unix_ns: 1_700_000_000_000_000_000 + end,
+        });
+        experiment::write_defs(&pdir, rank, &defs)?;
+    }
+    Ok(())
+}

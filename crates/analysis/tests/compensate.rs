@@ -1,0 +1,250 @@
+//! Compensation against ground truth: programs of known timing simulated
+//! without probes (the truth) and with probes (the measurement); the
+//! compensated measurement must give back the truth, event by event.
+
+use std::path::{Path, PathBuf};
+
+use parallax_analysis::compensate::{self, Convention, Options};
+use parallax_analysis::executor::Executor;
+use parallax_analysis::synth::{self, Machine, Op, Program, Trace};
+use parallax_model::experiment::Experiment;
+
+const ALPHA: [f64; 3] = [41.0, 37.0, 63.0];
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("parallax-comp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Events of every location of an experiment, with times in ns.
+fn read(dir: &Path) -> Trace {
+    let exp = Experiment::open(dir).unwrap();
+    let mut out = Vec::new();
+    for p in &exp.processes {
+        for l in p.locations.values() {
+            let (evs, err) = p.events(l.thread).unwrap().read_all();
+            assert!(err.is_none(), "{err:?}");
+            out.push(
+                evs.into_iter()
+                    .map(|mut e| {
+                        e.time = p.clock.ns(e.time).round() as u64;
+                        e
+                    })
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// Simulates `p` with and without probes, compensates the measurement and
+/// returns (truth, measured, compensated) and the summary.
+fn run(name: &str, p: &Program, exec: Executor) -> (Trace, Trace, Trace, compensate::Summary) {
+    let truth = synth::simulate(p, &Machine::with_alpha(0.0, 0.0, 0.0));
+    let measured = synth::simulate(p, &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]));
+    let dir = tmp(name);
+    let mdir = dir.join("measured");
+    std::fs::create_dir_all(&mdir).unwrap();
+    synth::write(&mdir, p, &measured, ALPHA).unwrap();
+    let exp = Experiment::open(&mdir).unwrap();
+    let cdir = dir.join("compensated");
+    let s = compensate::compensate(&exp, &cdir, &Options::default(), exec).unwrap();
+    let comp = read(&cdir);
+    let measured = read(&mdir);
+    (truth, measured, comp, s)
+}
+
+/// Largest difference between two traces' event times, in ns, and where
+/// it is, after checking that they have the same events.
+fn max_error(a: &Trace, b: &Trace) -> (f64, String) {
+    assert_eq!(a.len(), b.len());
+    let mut worst = (0.0f64, String::new());
+    for (l, (x, y)) in a.iter().zip(b).enumerate() {
+        assert_eq!(x.len(), y.len());
+        for (i, (e, f)) in x.iter().zip(y).enumerate() {
+            assert_eq!(e.kind.name(), f.kind.name());
+            let d = (e.time as f64 - f.time as f64).abs();
+            if d > worst.0 {
+                worst = (d, format!("location {l} event {i} {}", e.kind.name()));
+            }
+        }
+    }
+    worst
+}
+
+/// Work between probes: `k` small regions of `d` ns.
+fn probes(ops: &mut Vec<Op>, k: usize, d: f64) {
+    for _ in 0..k {
+        ops.push(Op::Enter(1));
+        ops.push(Op::Compute(d));
+        ops.push(Op::Leave);
+    }
+}
+
+fn pipeline() -> Program {
+    // Rank 0 produces late (more work); ranks 1..3 receive, work, pass on.
+    let n = 4;
+    let mut locs = vec![Vec::new(); n];
+    for it in 0..50 {
+        for (r, ops) in locs.iter_mut().enumerate() {
+            ops.push(Op::Enter(0));
+            if r > 0 {
+                ops.push(Op::Recv {
+                    from: r as u32 - 1,
+                    tag: 7,
+                });
+            }
+            probes(ops, 10 + 5 * (r == 0) as usize, 100.0 + it as f64);
+            if r + 1 < n {
+                ops.push(Op::Send {
+                    to: r as u32 + 1,
+                    tag: 7,
+                    bytes: 64,
+                });
+            }
+            ops.push(Op::Leave);
+        }
+    }
+    Program {
+        regions: vec!["step".into(), "body".into()],
+        locations: locs,
+        threads: false,
+    }
+}
+
+fn barriers() -> Program {
+    // Uneven work between barriers and all-reduces; rank r has r+1 units.
+    let n = 4;
+    let mut locs = vec![Vec::new(); n];
+    for it in 0..40 {
+        for (r, ops) in locs.iter_mut().enumerate() {
+            probes(ops, 5 * (r + 1), 200.0);
+            ops.push(if it % 2 == 0 {
+                Op::Barrier
+            } else {
+                Op::Allreduce
+            });
+        }
+    }
+    Program {
+        regions: vec!["phase".into(), "body".into()],
+        locations: locs,
+        threads: false,
+    }
+}
+
+fn locks() -> Program {
+    // Three threads with the same work per iteration, started 1.5 us
+    // apart: each waits for the previous one's critical section (with
+    // probes inside), in the same order with and without probes.
+    let mut locs = vec![Vec::new(); 3];
+    for (t, ops) in locs.iter_mut().enumerate() {
+        ops.push(Op::Compute(1500.0 * t as f64 + 1.0));
+    }
+    for _ in 0..30 {
+        for ops in locs.iter_mut() {
+            ops.push(Op::Compute(6000.0));
+            ops.push(Op::Lock(0xabc));
+            probes(ops, 4, 400.0);
+            ops.push(Op::Unlock(0xabc));
+            probes(ops, 3, 200.0);
+        }
+    }
+    Program {
+        regions: vec!["outer".into(), "body".into()],
+        locations: locs,
+        threads: true,
+    }
+}
+
+fn check(name: &str, p: &Program) {
+    let (truth, measured, comp, s) = run(name, p, Executor::Sequential);
+    let (before, _) = max_error(&truth, &measured);
+    let (after, at) = max_error(&truth, &comp);
+    assert!(before > 10_000.0, "{name}: probes perturb ({before} ns)");
+    assert!(
+        after <= 2.0,
+        "{name}: compensated events within 2 ns of the truth, worst {after} ns at {at} \
+         (measured: {before} ns)"
+    );
+    assert_eq!(s.forced, 0, "{name}");
+    assert!(s.total(|l| l.dependencies as f64) > 0.0, "{name}");
+}
+
+#[test]
+fn message_pipeline_is_recovered_exactly() {
+    check("pipeline", &pipeline());
+}
+
+#[test]
+fn barriers_and_allreduces_are_recovered_exactly() {
+    check("barriers", &barriers());
+}
+
+#[test]
+fn lock_handoffs_are_recovered_exactly() {
+    check("locks", &locks());
+}
+
+#[test]
+fn executors_write_identical_experiments() {
+    let p = barriers();
+    let (_, _, a, sa) = run("exec-seq", &p, Executor::Sequential);
+    let (_, _, b, sb) = run("exec-par", &p, Executor::Threads(3));
+    assert_eq!(a, b);
+    assert_eq!(sa.approximated_ns, sb.approximated_ns);
+}
+
+#[test]
+fn literal_convention_keeps_the_partners_probe() {
+    let p = pipeline();
+    let measured = synth::simulate(&p, &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]));
+    let dir = tmp("literal");
+    synth::write(&dir.join("m"), &p, &measured, ALPHA).unwrap_or_else(|_| {
+        std::fs::create_dir_all(dir.join("m")).unwrap();
+        synth::write(&dir.join("m"), &p, &measured, ALPHA).unwrap()
+    });
+    let exp = Experiment::open(dir.join("m")).unwrap();
+    let opts = |c| Options {
+        costs: None,
+        convention: c,
+    };
+    let cons = compensate::compensate(
+        &exp,
+        &dir.join("c"),
+        &opts(Convention::Consistent),
+        Executor::Sequential,
+    )
+    .unwrap();
+    let lit = compensate::compensate(
+        &exp,
+        &dir.join("l"),
+        &opts(Convention::Literal),
+        Executor::Sequential,
+    )
+    .unwrap();
+    // Each of the 150 waiting receives keeps one send probe (63 ns) more;
+    // along the chain of 3 ranks that is at most 3 x 50 x 63 ns.
+    let extra = lit.approximated_ns - cons.approximated_ns;
+    assert!(extra > 0.0 && extra <= 3.0 * 50.0 * 63.0 + 1.0, "{extra}");
+}
+
+#[test]
+fn an_already_compensated_experiment_is_refused() {
+    let p = locks();
+    let (_, _, _, _) = run("twice", &p, Executor::Sequential);
+    let dir = std::env::temp_dir()
+        .join(format!("parallax-comp-twice-{}", std::process::id()))
+        .join("compensated");
+    let exp = Experiment::open(&dir).unwrap();
+    let e = compensate::compensate(
+        &exp,
+        &dir.join("again"),
+        &Options::default(),
+        Executor::Sequential,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("already compensated"), "{e}");
+}
