@@ -2,6 +2,7 @@
 //! libraries.
 
 mod calibrate;
+mod compensate;
 mod db;
 mod demo;
 mod experiment_dir;
@@ -37,6 +38,9 @@ enum Command {
     Report(report::Args),
     /// Measure the cost of Parallax's probes and clock on this machine.
     Calibrate(calibrate::Args),
+    /// Remove the probes' perturbation from an experiment: a new
+    /// experiment (trace and profile) approximating the run without them.
+    Compensate(compensate::Args),
     /// Run a program under measurement: `parallax run -- ./app args`.
     ///
     /// An unmodified, dynamically linked program (C, C++, Fortran; threads,
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => demo::main(a),
         Command::Report(a) => report::main(a),
         Command::Calibrate(a) => calibrate::main(a),
+        Command::Compensate(a) => compensate::main(a),
         Command::Run(a) => run::main(a),
         Command::Export(a) => export::main(a),
         Command::Import(a) => import::main(a),

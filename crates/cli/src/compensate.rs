@@ -1,0 +1,225 @@
+//! `parallax compensate DIR`: the experiment without the probes'
+//! perturbation, as a new experiment (trace and profile).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde_json::json;
+
+use parallax_analysis::compensate::{self, Convention, Costs, Options, Summary};
+use parallax_analysis::executor::Executor;
+use parallax_model::experiment::Experiment;
+
+use crate::fmt;
+
+/// Arguments of `parallax compensate`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The measured experiment.
+    pub dir: PathBuf,
+    /// Where to write the approximated experiment [default: DIR-compensated].
+    #[arg(long, short)]
+    pub out: Option<PathBuf>,
+    /// Cost of every probe in ns, instead of the experiment's own
+    /// calibration (needed for experiments imported from other tools).
+    #[arg(long, value_name = "NS")]
+    pub alpha: Option<f64>,
+    /// Cost of an enter probe in ns (with --alpha-leave and --alpha-event).
+    #[arg(long, value_name = "NS", requires_all = ["alpha_leave", "alpha_event"], conflicts_with = "alpha")]
+    pub alpha_enter: Option<f64>,
+    /// Cost of a leave probe in ns.
+    #[arg(long, value_name = "NS", requires = "alpha_enter")]
+    pub alpha_leave: Option<f64>,
+    /// Cost of any other event probe in ns.
+    #[arg(long, value_name = "NS", requires = "alpha_enter")]
+    pub alpha_event: Option<f64>,
+    /// How the partner's probe counts where an event's time comes from
+    /// another location: `consistent` removes it like every other probe;
+    /// `literal` follows the thesis's fork/join rules as printed.
+    #[arg(long, default_value = "consistent", value_parser = ["consistent", "literal"])]
+    pub convention: String,
+    /// Analysis threads (1: sequential; the result is the same).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
+    let exp = Experiment::open(&a.dir)
+        .with_context(|| format!("cannot read the experiment {}", a.dir.display()))?;
+    let out = a.out.clone().unwrap_or_else(|| {
+        let name = a
+            .dir
+            .file_name()
+            .map_or_else(|| "experiment".into(), |n| n.to_string_lossy().into_owned());
+        a.dir.with_file_name(format!("{name}-compensated"))
+    });
+    if out.canonicalize().ok() == a.dir.canonicalize().ok() {
+        anyhow::bail!("--out must differ from the experiment being compensated");
+    }
+    crate::experiment_dir::prepare(&out)?;
+    let costs = match (a.alpha, a.alpha_enter, a.alpha_leave, a.alpha_event) {
+        (Some(x), ..) => Some(Costs::uniform(check(x)?)),
+        (None, Some(e), Some(l), Some(v)) => Some(Costs {
+            enter_ns: check(e)?,
+            leave_ns: check(l)?,
+            event_ns: check(v)?,
+            sd_ns: 0.0,
+        }),
+        _ => None,
+    };
+    let opts = Options {
+        costs,
+        convention: if a.convention == "literal" {
+            Convention::Literal
+        } else {
+            Convention::Consistent
+        },
+    };
+    let exec = match a.threads {
+        0 => Executor::pool(),
+        1 => Executor::Sequential,
+        n => Executor::Threads(n),
+    };
+    let started = std::time::Instant::now();
+    let s = compensate::compensate(&exp, &out, &opts, exec)
+        .with_context(|| format!("cannot compensate {}", a.dir.display()))?;
+    let secs = started.elapsed().as_secs_f64();
+    let command: Vec<String> = std::env::args().collect();
+    crate::experiment_dir::write_manifest(&out, &command, "compensated", secs)?;
+    if a.json {
+        crate::out(&(serde_json::to_string_pretty(&to_json(&s, &out))? + "\n"))?;
+    } else {
+        crate::out(&text(&s, &out, secs))?;
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn check(ns: f64) -> anyhow::Result<f64> {
+    if ns.is_finite() && ns >= 0.0 {
+        Ok(ns)
+    } else {
+        anyhow::bail!("a probe cost must be a number of ns >= 0, not {ns}")
+    }
+}
+
+fn pct(part: f64, whole: f64) -> String {
+    if whole > 0.0 {
+        format!("{:+.1}%", 100.0 * part / whole)
+    } else {
+        "-".into()
+    }
+}
+
+fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
+    let mut t = String::new();
+    let events: u64 = s.locations.iter().map(|l| l.stats.events).sum();
+    let _ = writeln!(
+        t,
+        "Compensated {} events of {} locations in {:.2} s into {}",
+        fmt::count(events),
+        s.locations.len(),
+        secs,
+        out.display()
+    );
+    let _ = writeln!(
+        t,
+        "Run time: measured {}, approximated {} ({} of measured), uncertainty ±{}",
+        fmt::ns(s.measured_ns),
+        fmt::ns(s.approximated_ns),
+        pct(s.approximated_ns - s.measured_ns, s.measured_ns),
+        fmt::ns(
+            s.locations
+                .iter()
+                .map(|l| l.stats.uncertainty_ns)
+                .fold(0.0, f64::max)
+        )
+    );
+    let _ = writeln!(
+        t,
+        "Time-based models: one stream {}, independent locations {}",
+        fmt::ns(s.sequential_model_ns),
+        fmt::ns(s.concurrent_model_ns)
+    );
+    let cols: Vec<String> = [
+        "rank",
+        "thread",
+        "events",
+        "measured",
+        "approximated",
+        "probes",
+        "flushes",
+        "wait removed",
+        "wait added",
+        "deps",
+    ]
+    .iter()
+    .map(|c| c.to_string())
+    .collect();
+    let rows: Vec<Vec<String>> = s
+        .locations
+        .iter()
+        .map(|l| {
+            let st = &l.stats;
+            vec![
+                l.rank.to_string(),
+                l.thread.to_string(),
+                fmt::count(st.events),
+                fmt::ns(l.measured_ns()),
+                fmt::ns(l.approximated_ns()),
+                fmt::ns(st.probe_ns),
+                fmt::ns(st.flush_ns),
+                fmt::ns(st.wait_removed_ns),
+                fmt::ns(st.wait_added_ns),
+                fmt::count(st.dependencies),
+            ]
+        })
+        .collect();
+    t.push_str(&fmt::table(&cols, &rows, 100));
+    if s.forced > 0 {
+        let _ = writeln!(
+            t,
+            "{} events waited for partners that were never recorded; they kept their measured waiting.",
+            s.forced
+        );
+    }
+    for w in &s.warnings {
+        let _ = writeln!(t, "warning: {w}");
+    }
+    let _ = writeln!(t, "See it with: parallax report {}", out.display());
+    t
+}
+
+fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
+    json!({
+        "out": out.display().to_string(),
+        "measured_ns": s.measured_ns,
+        "approximated_ns": s.approximated_ns,
+        "sequential_model_ns": s.sequential_model_ns,
+        "concurrent_model_ns": s.concurrent_model_ns,
+        "forced": s.forced,
+        "unclaimed": s.unclaimed,
+        "warnings": s.warnings,
+        "locations": s.locations.iter().map(|l| {
+            let st = &l.stats;
+            json!({
+                "rank": l.rank,
+                "thread": l.thread,
+                "events": st.events,
+                "measured_ns": l.measured_ns(),
+                "approximated_ns": l.approximated_ns(),
+                "probe_ns": st.probe_ns,
+                "uncertainty_ns": st.uncertainty_ns,
+                "flush_ns": st.flush_ns,
+                "wait_removed_ns": st.wait_removed_ns,
+                "wait_added_ns": st.wait_added_ns,
+                "dependencies": st.dependencies,
+                "unmatched": st.unmatched,
+                "clamped": st.clamped,
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
