@@ -228,8 +228,12 @@ pub fn experiment(
             })
             .collect();
         let labels: Vec<String> = tlocs.iter().map(Loc::label).collect();
+        let short: Vec<String> = tlocs
+            .iter()
+            .map(|l| format!("{}:{}", l.rank, l.thread))
+            .collect();
         json!({
-            "span": span, "levels": levels, "rows": rows, "labels": labels, "loc": row_loc,
+            "span": span, "levels": levels, "rows": rows, "labels": labels, "short": short, "loc": row_loc,
             "arrows": arrows.encode(), "narrows": arrows.len(),
         })
     };
