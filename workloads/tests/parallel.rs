@@ -65,6 +65,9 @@ struct Tally {
     awaits: u64,
     sem_posts: u64,
     sem_acquisitions: u64,
+    /// Awaits without an advance of the same variable and index before
+    /// them (in time), and pairs recorded twice.
+    unpaired: u64,
 }
 
 fn run_traced(dir: &PathBuf, threads: usize, distance: usize) -> Vec<Value> {
@@ -107,6 +110,18 @@ fn visits(exp: &Experiment) -> Vec<(String, Tally)> {
         .collect();
     // The kernel regions are entered and left on the first thread.
     let main = streams.values().next().unwrap();
+    // Every await completes after the advance of its (variable, index)
+    // in the same kernel run (variables are addresses, reused from one
+    // run to the next).
+    let mut advanced: BTreeMap<(u64, u64), Vec<u64>> = BTreeMap::new();
+    for events in streams.values() {
+        for e in events {
+            if let EventKind::Advance { var, index } = e.kind {
+                advanced.entry((var, index)).or_default().push(e.time);
+            }
+        }
+    }
+    let mut awaited = std::collections::BTreeSet::new();
     let mut windows = Vec::new();
     let mut open = None;
     for e in main {
@@ -150,7 +165,16 @@ fn visits(exp: &Experiment) -> Vec<(String, Tally)> {
                     ..
                 } => t.barrier_waits += 1,
                 EventKind::Advance { .. } => t.advances += 1,
-                EventKind::AwaitDone { .. } => t.awaits += 1,
+                EventKind::AwaitDone { var, index } => {
+                    t.awaits += 1;
+                    let start = w.1;
+                    let before = advanced.get(&(var, index)).is_some_and(|ts| {
+                        ts.iter().filter(|&&a| start <= a && a <= e.time).count() == 1
+                    });
+                    if !before || !awaited.insert((start, var, index)) {
+                        t.unpaired += 1;
+                    }
+                }
                 EventKind::SemPost { .. } => t.sem_posts += 1,
                 EventKind::SemAcquired { .. } => t.sem_acquisitions += 1,
                 _ => {}
@@ -187,6 +211,7 @@ fn tally_of(x: &Expected) -> Tally {
         awaits: x.awaits,
         sem_posts: x.sem_posts,
         sem_acquisitions: x.sem_acquisitions,
+        unpaired: 0,
     }
 }
 
