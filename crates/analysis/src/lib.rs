@@ -15,6 +15,7 @@
 //!   synchronization waited for.
 #![warn(missing_docs)]
 
+pub mod bottleneck;
 pub mod compensate;
 pub mod concurrency;
 pub mod executor;

@@ -1,0 +1,487 @@
+//! From the locations' replay results to the report: findings through the
+//! detection filters, global analyses (load balance at three levels,
+//! frequency, serialized transfers), delay costs and the critical path.
+
+use std::collections::{BTreeMap, HashMap};
+
+use parallax_model::region::{Category, RegionKind};
+
+use super::filters::{self, Config, Entry};
+use super::hints;
+use super::regions::{self, Table};
+use super::waits::{LocResult, PathStats};
+use super::{
+    Balance, BlockBalance, Culprit, DelayCost, Detection, Finding, PathShare, Pattern,
+    RegionBalance, Report, Where,
+};
+use crate::executor::Executor;
+use crate::trace::Loc;
+
+const NS: f64 = 1e-9;
+
+fn is_computation(k: RegionKind) -> bool {
+    k.category() == Category::Computation && k != RegionKind::Mark
+}
+
+/// Names of a call path, outermost first.
+fn path_names(table: &Table, paths: &[PathStats], mut p: u32) -> Vec<String> {
+    let mut v = Vec::new();
+    while p != 0 {
+        let s = &paths[p as usize];
+        v.push(table.name(s.region).to_string());
+        p = s.parent;
+    }
+    v.reverse();
+    v
+}
+
+struct Ctx<'a> {
+    locs: &'a [Loc],
+    table: &'a Table,
+    cfg: &'a Config,
+    wall_ns: f64,
+}
+
+impl Ctx<'_> {
+    fn at(&self, i: u32) -> Where {
+        self.locs
+            .get(i as usize)
+            .map_or(Where { rank: 0, thread: 0 }, |l| Where {
+                rank: l.rank,
+                thread: l.thread,
+            })
+    }
+
+    fn bar_ns(&self) -> f64 {
+        (self.cfg.hotspot * self.wall_ns).max(self.cfg.min_severity_s / NS)
+    }
+
+    fn site(&self, region: u32) -> String {
+        let name = self.table.name(region);
+        match self
+            .table
+            .regions
+            .get(region as usize)
+            .and_then(|r| r.source.as_ref())
+        {
+            Some(src) => format!("{name} ({src})"),
+            None => name.to_string(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finding(
+        &self,
+        pattern: Pattern,
+        loc: u32,
+        res: &LocResult,
+        path: u32,
+        ns: f64,
+        instances: u64,
+        culprits: &[(u32, f64)],
+        detection: Option<Detection>,
+    ) -> Finding {
+        let region = res
+            .paths
+            .get(path as usize)
+            .map_or(regions::OUTSIDE, |p| p.region);
+        let mut cs: Vec<Culprit> = culprits
+            .iter()
+            .filter(|c| c.1 >= self.cfg.culprit_share * ns)
+            .map(|&(l, t)| Culprit {
+                at: self.at(l),
+                severity_s: t * NS,
+            })
+            .collect();
+        cs.sort_by(|a, b| b.severity_s.total_cmp(&a.severity_s).then(a.at.cmp(&b.at)));
+        let first = cs
+            .first()
+            .map(|c| format!("rank {} thread {}", c.at.rank, c.at.thread));
+        Finding {
+            pattern,
+            severity_s: ns * NS,
+            at: self.at(loc),
+            region: self.table.name(region).to_string(),
+            path: path_names(self.table, &res.paths, path),
+            source: self
+                .table
+                .regions
+                .get(region as usize)
+                .and_then(|r| r.source.clone()),
+            instances,
+            culprits: cs,
+            detection,
+            hint: hints::hint(pattern, &self.site(region), first.as_deref()),
+        }
+    }
+}
+
+/// Builds the report from every location's results.
+pub fn assemble(
+    locs: &[Loc],
+    table: &Table,
+    results: Vec<LocResult>,
+    cfg: &Config,
+    _exec: Executor,
+) -> Report {
+    let first = results
+        .iter()
+        .filter_map(|r| r.first)
+        .fold(f64::INFINITY, f64::min);
+    let last = results
+        .iter()
+        .filter_map(|r| r.last)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let wall_ns = if last >= first { last - first } else { 0.0 };
+    let cx = Ctx {
+        locs,
+        table,
+        cfg,
+        wall_ns,
+    };
+    let mut rep = Report {
+        wall_s: wall_ns * NS,
+        ..Report::default()
+    };
+    let mut findings = Vec::new();
+    let n_locs = locs.len() as u32;
+    for (li, res) in results.iter().enumerate() {
+        let li = li as u32;
+        rep.events += res.events;
+        rep.unmatched += res.unmatched;
+        rep.warnings.extend(res.warning.iter().cloned());
+        // Wait states and the per-path patterns of the replay.
+        let mut waited: HashMap<u32, f64> = HashMap::new();
+        let mut keys: Vec<_> = res.waits.keys().copied().collect();
+        keys.sort();
+        for (pattern, path) in keys {
+            let agg = &res.waits[&(pattern, path)];
+            if pattern.is_wait_state() {
+                *waited.entry(path).or_insert(0.0) += agg.ns;
+            }
+            if agg.ns < cx.bar_ns() {
+                continue;
+            }
+            let mut culprits = agg.culprits.clone();
+            culprits.sort_by_key(|c| c.0);
+            let ps = &res.paths[path as usize];
+            let detection = if pattern.is_wait_state() {
+                let kind = table.kind(ps.region);
+                let e = Entry {
+                    visits: ps.visits,
+                    total: ps.incl * NS,
+                    min: ps.min * NS,
+                    max: ps.max * NS,
+                };
+                let (method, flagged, expected) = filters::judge(cfg, kind.name(), n_locs, &e);
+                let replay = agg.ns >= cfg.wait_share * ps.incl;
+                if !flagged && !replay {
+                    continue;
+                }
+                Some(Detection {
+                    method: if flagged { method } else { "replay" },
+                    mean_s: if ps.visits > 0 {
+                        e.total / ps.visits as f64
+                    } else {
+                        0.0
+                    },
+                    expected_s: expected,
+                })
+            } else {
+                None
+            };
+            findings.push(cx.finding(
+                pattern,
+                li,
+                res,
+                path,
+                agg.ns,
+                agg.instances,
+                &culprits,
+                detection,
+            ));
+        }
+        // Frequency: short, very frequent events.
+        let mut flagged_paths = Vec::new();
+        for (p, s) in res.paths.iter().enumerate().skip(1) {
+            if s.visits >= cfg.frequent_count
+                && s.incl * NS / (s.visits as f64) <= cfg.frequent_mean_s
+                && s.incl >= cx.bar_ns()
+            {
+                flagged_paths.push(p as u32);
+                findings.push(cx.finding(
+                    Pattern::FrequentSmallEvents,
+                    li,
+                    res,
+                    p as u32,
+                    s.incl,
+                    s.visits,
+                    &[],
+                    None,
+                ));
+            }
+        }
+        // Many small transfers to one target.
+        let mut small: Vec<_> = res.small.iter().collect();
+        small.sort_by_key(|e| *e.0);
+        for (&target, &(count, ns, path)) in small {
+            if count >= cfg.frequent_count && ns >= cx.bar_ns() && !flagged_paths.contains(&path) {
+                let culprit = locs.iter().position(|l| l.rank == target && l.thread == 0);
+                let cs: Vec<(u32, f64)> = culprit.map(|c| (c as u32, ns)).into_iter().collect();
+                findings.push(cx.finding(
+                    Pattern::FrequentSmallEvents,
+                    li,
+                    res,
+                    path,
+                    ns,
+                    count,
+                    &cs,
+                    None,
+                ));
+            }
+        }
+        // What PPW calls uncontrollable: time in communication and
+        // synchronization beyond the fastest visit that no wait explains.
+        for (p, s) in res.paths.iter().enumerate().skip(1) {
+            let cat = table.category(s.region);
+            if s.visits > 0 && matches!(cat, Category::Communication | Category::Synchronization) {
+                let extra = s.incl
+                    - s.visits as f64 * s.min
+                    - waited.get(&(p as u32)).copied().unwrap_or(0.0);
+                rep.uncontrollable_s += extra.max(0.0) * NS;
+            }
+        }
+        rep.balance.push(Balance {
+            at: cx.at(li),
+            computation_s: res.categories[Category::Computation as usize] * NS,
+            communication_s: res.categories[Category::Communication as usize] * NS,
+            synchronization_s: res.categories[Category::Synchronization as usize] * NS,
+        });
+        rep.locality_counts(res.rma);
+    }
+    imbalance(&cx, &results, &mut rep, &mut findings);
+    delays(&cx, &results, &mut rep);
+    critical(&cx, &results, &mut rep);
+    blocks(&cx, &results, &mut rep);
+    findings.sort_by(|a, b| {
+        b.severity_s
+            .total_cmp(&a.severity_s)
+            .then(a.pattern.cmp(&b.pattern))
+            .then(a.at.cmp(&b.at))
+            .then(a.path.cmp(&b.path))
+    });
+    rep.findings = findings;
+    rep
+}
+
+impl Report {
+    fn locality_counts(&mut self, rma: (u64, u64)) {
+        if rma.0 + rma.1 == 0 {
+            return;
+        }
+        // Kept as a running ratio over (local, total) in the two fields of
+        // an f64 would lose counts; recompute from the sums instead.
+        let (l, t) = self.rma_sums;
+        self.rma_sums = (l + rma.0, t + rma.0 + rma.1);
+        self.locality = Some(self.rma_sums.0 as f64 / self.rma_sums.1 as f64);
+    }
+}
+
+/// Peer groups: the main threads of all processes, and the other threads.
+fn group(l: &Loc) -> usize {
+    usize::from(l.thread != 0)
+}
+
+/// Load balance per region (event level) and per location (high level).
+fn imbalance(cx: &Ctx, results: &[LocResult], rep: &mut Report, findings: &mut Vec<Finding>) {
+    // Exclusive computation per (group, region, location).
+    let mut per: BTreeMap<(usize, u32), Vec<(u32, f64, u32)>> = BTreeMap::new();
+    for (li, res) in results.iter().enumerate() {
+        let mut by_region: BTreeMap<u32, (f64, u32, f64)> = BTreeMap::new();
+        for (p, s) in res.paths.iter().enumerate().skip(1) {
+            if is_computation(cx.table.kind(s.region)) && s.excl > 0.0 {
+                let e = by_region.entry(s.region).or_insert((0.0, p as u32, 0.0));
+                e.0 += s.excl;
+                if s.excl > e.2 {
+                    e.1 = p as u32;
+                    e.2 = s.excl;
+                }
+            }
+        }
+        let g = cx.locs.get(li).map_or(0, group);
+        for (r, (t, p, _)) in by_region {
+            per.entry((g, r)).or_default().push((li as u32, t, p));
+        }
+    }
+    let mut flagged: Vec<u32> = Vec::new();
+    for ((_, region), v) in &per {
+        if v.len() < 2 {
+            continue;
+        }
+        let mean = v.iter().map(|e| e.1).sum::<f64>() / v.len() as f64;
+        let &(ml, max, mp) = v
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .expect("two or more");
+        rep.regions.push(RegionBalance {
+            region: cx.table.name(*region).to_string(),
+            locations: v.len(),
+            max_s: max * NS,
+            mean_s: mean * NS,
+            max_at: cx.at(ml),
+        });
+        if max - mean >= cx.bar_ns() && max >= cx.cfg.imbalance_ratio * mean {
+            flagged.push(ml);
+            let res = &results[ml as usize];
+            findings.push(cx.finding(
+                Pattern::LoadImbalance,
+                ml,
+                res,
+                mp,
+                max - mean,
+                1,
+                &[(ml, max - mean)],
+                None,
+            ));
+        }
+    }
+    rep.regions.sort_by(|a, b| {
+        (b.max_s - b.mean_s)
+            .total_cmp(&(a.max_s - a.mean_s))
+            .then(a.region.cmp(&b.region))
+    });
+    rep.regions.truncate(20);
+    // High level: computation per location within its peer group.
+    for g in 0..2 {
+        let members: Vec<usize> = (0..results.len())
+            .filter(|&i| cx.locs.get(i).map(group) == Some(g))
+            .collect();
+        if members.len() < 2 {
+            continue;
+        }
+        let comp = |i: usize| results[i].categories[Category::Computation as usize];
+        let mean = members.iter().map(|&i| comp(i)).sum::<f64>() / members.len() as f64;
+        let &ml = members
+            .iter()
+            .max_by(|&&a, &&b| comp(a).total_cmp(&comp(b)).then(b.cmp(&a)))
+            .expect("two or more");
+        let max = comp(ml);
+        if max - mean >= cx.bar_ns()
+            && max >= cx.cfg.imbalance_ratio * mean
+            && !flagged.contains(&(ml as u32))
+        {
+            let res = &results[ml];
+            // Named after its largest computation region, if any.
+            let path = res
+                .paths
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| is_computation(cx.table.kind(s.region)))
+                .max_by(|a, b| a.1.excl.total_cmp(&b.1.excl))
+                .map_or(0, |(p, _)| p as u32);
+            findings.push(cx.finding(
+                Pattern::LoadImbalance,
+                ml as u32,
+                res,
+                path,
+                max - mean,
+                1,
+                &[(ml as u32, max - mean)],
+                None,
+            ));
+        }
+    }
+}
+
+/// Delay costs: computation charged with the waiting it caused.
+fn delays(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
+    let mut rows: BTreeMap<(Where, String), (f64, f64)> = BTreeMap::new();
+    for (li, res) in results.iter().enumerate() {
+        for (&g, &ns) in &res.delay {
+            let e = rows
+                .entry((cx.at(li as u32), cx.table.name(g).to_string()))
+                .or_insert((0.0, 0.0));
+            e.0 += ns;
+        }
+        for (&l, &ns) in &res.propagated {
+            let e = rows
+                .entry((cx.at(l), "*".to_string()))
+                .or_insert((0.0, 0.0));
+            e.1 += ns;
+        }
+    }
+    rep.delays = rows
+        .into_iter()
+        .map(|((at, region), (d, p))| DelayCost {
+            at,
+            region,
+            direct_s: d * NS,
+            propagated_s: p * NS,
+        })
+        .collect();
+    rep.delays.sort_by(|a, b| {
+        (b.direct_s + b.propagated_s)
+            .total_cmp(&(a.direct_s + a.propagated_s))
+            .then(a.at.cmp(&b.at))
+            .then(a.region.cmp(&b.region))
+    });
+}
+
+/// The critical path ends at the location that ended last.
+fn critical(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
+    let Some(end) = results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.last.is_some())
+        .max_by(|a, b| {
+            a.1.last
+                .unwrap_or(0.0)
+                .total_cmp(&b.1.last.unwrap_or(0.0))
+                .then(b.0.cmp(&a.0))
+        })
+    else {
+        return;
+    };
+    let total: f64 = end.1.critical.values().sum();
+    rep.critical_path_s = total * NS;
+    let mut by_name: BTreeMap<String, f64> = BTreeMap::new();
+    for (&g, &t) in &end.1.critical {
+        *by_name.entry(cx.table.name(g).to_string()).or_insert(0.0) += t;
+    }
+    rep.critical_path = by_name
+        .into_iter()
+        .map(|(region, t)| PathShare {
+            region,
+            time_s: t * NS,
+            share: if total > 0.0 { t / total } else { 0.0 },
+        })
+        .collect();
+    rep.critical_path
+        .sort_by(|a, b| b.time_s.total_cmp(&a.time_s).then(a.region.cmp(&b.region)));
+}
+
+/// Block-level balance per communicator.
+fn blocks(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
+    let mut by: BTreeMap<u64, (u64, f64, Vec<(u64, u32)>)> = BTreeMap::new();
+    for (li, res) in results.iter().enumerate() {
+        for (&comm, &(n, imb, worst)) in &res.blocks {
+            let e = by.entry(comm).or_insert((0, 0.0, Vec::new()));
+            e.0 = e.0.max(n);
+            e.1 += imb;
+            e.2.push((worst, li as u32));
+        }
+    }
+    rep.blocks = by
+        .into_iter()
+        .map(|(comm, (blocks, imb, worst))| BlockBalance {
+            comm,
+            blocks,
+            imbalance_s: imb * NS,
+            worst: worst
+                .iter()
+                .filter(|w| w.0 > 0)
+                .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                .map(|w| cx.at(w.1)),
+        })
+        .collect();
+}

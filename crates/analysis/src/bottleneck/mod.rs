@@ -1,0 +1,312 @@
+//! Automatic bottleneck analysis: what is slow, why, and what to change.
+//!
+//! One forward replay of every location ([`crate::replay`]) finds the wait
+//! states (Scalasca's patterns: a receive waiting for a late send, a
+//! barrier waiting for the last arrival, a lock waiting for its holder,
+//! ...), each with its waiting time, call path and the location that
+//! caused it. The same replay sends each waiting time back to the event
+//! that caused it, so the culprit charges it to the computation it did
+//! since its previous synchronization (delay costs, direct and
+//! propagated), and carries the critical path along the dependencies.
+//! Per-location figures gathered on the way feed the global analyses:
+//! load balance, frequency, serialized transfers, redundant barriers.
+//!
+//! Findings pass PPW's filters ([`filters`]) and are ranked by severity,
+//! each with a resolution hint ([`hints`]). See docs/analysis.md.
+
+pub mod filters;
+mod global;
+pub mod hints;
+mod path;
+mod regions;
+pub mod scaling;
+mod waits;
+
+use std::collections::BTreeMap;
+
+use parallax_model::experiment::Experiment;
+use parallax_model::Error;
+
+use crate::executor::Executor;
+use crate::pairing;
+use crate::replay::{self, Board};
+use crate::trace;
+
+pub use filters::{Baselines, Config};
+
+/// A bottleneck pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pattern {
+    /// A receive waited for a send that started later.
+    LateSender,
+    /// A blocking send waited for a receive that was posted later.
+    LateReceiver,
+    /// A late sender while an earlier-sent message was already waiting.
+    WrongOrder,
+    /// Waiting in a barrier for the last arrival.
+    WaitAtBarrier,
+    /// Waiting in an all-to-all collective for the last arrival.
+    WaitAtNxN,
+    /// Waiting in a one-to-all collective for its root.
+    LateBroadcast,
+    /// The root of an all-to-one collective waiting for the senders.
+    EarlyReduce,
+    /// Waiting for a lock held by another location.
+    LockWait,
+    /// Waiting for a memory word or synchronization variable to be set.
+    WaitOnValue,
+    /// Blocking one-sided transfers slowed by others to the same target.
+    CompetingRma,
+    /// A join waiting for a thread that ended later than its peers.
+    JoinWait,
+    /// Waiting on a condition variable or semaphore for its signal.
+    ConditionWait,
+    /// Work unevenly spread over locations.
+    LoadImbalance,
+    /// Short, very frequent events, or many small transfers to one target.
+    FrequentSmallEvents,
+    /// Consecutive blocking transfers to different targets.
+    SerializedTransfers,
+    /// A barrier with no communication since the previous one.
+    RedundantBarrier,
+}
+
+impl Pattern {
+    /// Every pattern.
+    pub const ALL: [Pattern; 16] = [
+        Pattern::LateSender,
+        Pattern::LateReceiver,
+        Pattern::WrongOrder,
+        Pattern::WaitAtBarrier,
+        Pattern::WaitAtNxN,
+        Pattern::LateBroadcast,
+        Pattern::EarlyReduce,
+        Pattern::LockWait,
+        Pattern::WaitOnValue,
+        Pattern::CompetingRma,
+        Pattern::JoinWait,
+        Pattern::ConditionWait,
+        Pattern::LoadImbalance,
+        Pattern::FrequentSmallEvents,
+        Pattern::SerializedTransfers,
+        Pattern::RedundantBarrier,
+    ];
+
+    /// The name used in reports and JSON.
+    pub fn name(self) -> &'static str {
+        use Pattern::*;
+        match self {
+            LateSender => "late_sender",
+            LateReceiver => "late_receiver",
+            WrongOrder => "wrong_order",
+            WaitAtBarrier => "wait_at_barrier",
+            WaitAtNxN => "wait_at_nxn",
+            LateBroadcast => "late_broadcast",
+            EarlyReduce => "early_reduce",
+            LockWait => "lock_wait",
+            WaitOnValue => "wait_on_value",
+            CompetingRma => "competing_rma",
+            JoinWait => "join_wait",
+            ConditionWait => "condition_wait",
+            LoadImbalance => "load_imbalance",
+            FrequentSmallEvents => "frequent_small_events",
+            SerializedTransfers => "serialized_transfers",
+            RedundantBarrier => "redundant_barrier",
+        }
+    }
+
+    /// The pattern with this name.
+    pub fn parse(s: &str) -> Option<Pattern> {
+        Pattern::ALL.into_iter().find(|p| p.name() == s)
+    }
+
+    /// Whether the replay measures it as waiting at one event.
+    pub fn is_wait_state(self) -> bool {
+        (self as usize) <= Pattern::ConditionWait as usize
+    }
+}
+
+/// A location by rank and thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Where {
+    /// Rank of its process.
+    pub rank: u32,
+    /// Thread number.
+    pub thread: u32,
+}
+
+/// A location that caused (part of) a finding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Culprit {
+    /// Where.
+    pub at: Where,
+    /// The part of the finding's severity it caused, s.
+    pub severity_s: f64,
+}
+
+/// How PPW's detection filter judged a finding's profile entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detection {
+    /// `baseline`, `deviation` or `replay` (the waiting itself).
+    pub method: &'static str,
+    /// Mean time per visit of the entry, s.
+    pub mean_s: f64,
+    /// Expected time per visit from the baseline, s.
+    pub expected_s: Option<f64>,
+}
+
+/// One bottleneck.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// Its pattern.
+    pub pattern: Pattern,
+    /// Time lost, s.
+    pub severity_s: f64,
+    /// Where the time was lost.
+    pub at: Where,
+    /// Innermost region.
+    pub region: String,
+    /// Call path, outermost first.
+    pub path: Vec<String>,
+    /// Source location of the region, if known (`file:line`).
+    pub source: Option<String>,
+    /// Instances (events) that make it up.
+    pub instances: u64,
+    /// Who caused it, largest share first.
+    pub culprits: Vec<Culprit>,
+    /// How the detection filter judged it.
+    pub detection: Option<Detection>,
+    /// What to change.
+    pub hint: String,
+}
+
+/// Computation of one location charged with waiting it caused elsewhere.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DelayCost {
+    /// The delaying location.
+    pub at: Where,
+    /// Region whose computation delayed.
+    pub region: String,
+    /// Waiting caused directly, s.
+    pub direct_s: f64,
+    /// Waiting caused through other wait states it caused, s.
+    pub propagated_s: f64,
+}
+
+/// Share of a region in the critical path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathShare {
+    /// Region (`-` for time outside any region).
+    pub region: String,
+    /// Time on the critical path, s.
+    pub time_s: f64,
+    /// Fraction of the critical path.
+    pub share: f64,
+}
+
+/// Computation, communication and synchronization of one location.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Balance {
+    /// Where.
+    pub at: Where,
+    /// Computation (time outside communication and synchronization), s.
+    pub computation_s: f64,
+    /// Communication, s.
+    pub communication_s: f64,
+    /// Synchronization, s.
+    pub synchronization_s: f64,
+}
+
+/// Imbalance of one region across the locations that ran it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionBalance {
+    /// Region.
+    pub region: String,
+    /// Locations that ran it.
+    pub locations: usize,
+    /// Largest and mean exclusive time, s.
+    pub max_s: f64,
+    /// See `max_s`.
+    pub mean_s: f64,
+    /// The location with the largest time.
+    pub max_at: Where,
+}
+
+/// Imbalance of the program blocks between the collectives of one
+/// communicator or barrier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockBalance {
+    /// Communicator (or barrier) id.
+    pub comm: u64,
+    /// Blocks seen.
+    pub blocks: u64,
+    /// Sum over blocks of (largest − mean) work, s.
+    pub imbalance_s: f64,
+    /// The location most often the slowest.
+    pub worst: Option<Where>,
+}
+
+/// Everything an analysis found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Findings, most severe first.
+    pub findings: Vec<Finding>,
+    /// Wall time of the run (first to last event), s.
+    pub wall_s: f64,
+    /// Events analysed.
+    pub events: u64,
+    /// Computation that caused waiting, most costly first.
+    pub delays: Vec<DelayCost>,
+    /// The critical path's regions, largest first.
+    pub critical_path: Vec<PathShare>,
+    /// Its length, s.
+    pub critical_path_s: f64,
+    /// High-level load balance per location.
+    pub balance: Vec<Balance>,
+    /// Event-level load balance per region.
+    pub regions: Vec<RegionBalance>,
+    /// Block-level load balance per communicator.
+    pub blocks: Vec<BlockBalance>,
+    /// One-sided accesses to the own rank over all one-sided accesses,
+    /// when any were recorded.
+    pub locality: Option<f64>,
+    /// Waiting with no remote cause found (PPW's "uncontrollable"), s.
+    pub uncontrollable_s: f64,
+    /// Dependencies whose partner event was never recorded.
+    pub unmatched: u64,
+    /// Problems met while reading.
+    pub warnings: Vec<String>,
+    /// One-sided accesses: local, all.
+    rma_sums: (u64, u64),
+}
+
+/// Analyses the experiment in `exp`.
+pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report, Error> {
+    let locs = trace::locations(exp);
+    let t0 = exp.t0_ns();
+    let table = regions::Table::new(exp);
+    let pairing = pairing::pair(&locs, t0, exec);
+    let mut passes = Vec::with_capacity(locs.len());
+    for (i, loc) in locs.iter().enumerate() {
+        passes.push(waits::LocPass::new(loc, i, &pairing, &table, t0)?);
+    }
+    let board = Board::new(waits::combine);
+    let outcome = replay::run(&mut passes, &board, exec);
+    let results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
+    let mut report = global::assemble(&locs, &table, results, cfg, exec);
+    report.unmatched += outcome.forced;
+    report.warnings.extend(pairing.warnings.iter().cloned());
+    report.warnings.extend(exp.warnings());
+    Ok(report)
+}
+
+/// Findings counted per pattern, for summaries.
+pub fn by_pattern(findings: &[Finding]) -> BTreeMap<Pattern, (usize, f64)> {
+    let mut m = BTreeMap::new();
+    for f in findings {
+        let e = m.entry(f.pattern).or_insert((0, 0.0));
+        e.0 += 1;
+        e.1 += f.severity_s;
+    }
+    m
+}

@@ -1,0 +1,1155 @@
+//! One location's replay for bottleneck analysis: its wait states, the
+//! delay costs charged to it, its part of the critical path and the
+//! figures the global analyses need, in one forward pass over its events.
+//!
+//! Dependencies go through the board as in compensation: a send posts its
+//! region's enter time under the message's key and the receive takes it
+//! (Late Sender); collective arrivals are merged into one value per
+//! instance (Wait at Barrier / N×N, Late Broadcast, Early Reduce); a shared
+//! object's producer posts its time for the consumer pairing chose (locks,
+//! condition variables, values, joins). Every consumer sends its waiting
+//! time back to the producer (the receiver also its own enter time, for
+//! Late Receiver): the producer keeps a note of the computation it did
+//! since its previous synchronization and charges the waiting it caused to
+//! it when the answer comes, which the pass takes as soon as it is there
+//! and waits for at the end of its stream. Nothing depends on when a value
+//! is taken, so every executor gives the same result; integer sums keep
+//! merged values independent of the order of contributions.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
+use parallax_model::experiment::EventReader;
+use parallax_model::region::{Category, RegionKind};
+
+use super::path::{Chain, Path};
+use super::regions::{self, Table};
+use super::Pattern;
+use crate::pairing::{self, Link, Pairing, Sync};
+use crate::replay::{Board, Pass, Status};
+use crate::trace::Loc;
+
+/// Consecutive joins closer than this form one group, ns.
+const JOIN_GAP_NS: f64 = 100_000.0;
+/// Consecutive transfers closer than this form one run, ns.
+const RUN_GAP_NS: f64 = 50_000.0;
+/// A transfer of at most this many bytes is small.
+pub const SMALL_BYTES: u64 = 1024;
+/// Late Sender instances remembered for Wrong Order.
+const RING: usize = 100;
+/// Answers awaited before the pass waits for the oldest.
+const PENDING_MAX: usize = 1 << 16;
+
+/// What a value on the board is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// The `seq`-th message from `src` to `dst` on (comm, tag).
+    Msg(u64, u32, u32, u32, u64),
+    /// The receiver's answer to that message.
+    Back(u64, u32, u32, u32, u64),
+    /// The arrivals at the `seq`-th collective on `comm`.
+    Coll(u64, u64),
+    /// The waiting in it, for the last arrival.
+    CollFb(u64, u64),
+    /// A producer of a shared object.
+    Obj(Link),
+    /// The waiting its consumers spent on it.
+    ObjFb(Link),
+}
+
+/// Merged arrivals at one collective.
+#[derive(Clone, Debug)]
+pub struct Arrival {
+    /// Latest enter time and its location.
+    last: (f64, u32),
+    last_chain: Option<Arc<Chain>>,
+    last_nonroot: Option<(f64, u32)>,
+    root: Option<(f64, u32)>,
+    /// Communication since the previous barrier, summed.
+    activity: u64,
+    /// Lowest and highest rank taking part.
+    ranks: (u32, u32),
+    /// Work since the previous collective: largest (ns, location), sum ns.
+    work_max: (u64, u32),
+    work_sum: u64,
+}
+
+/// A value on the board.
+#[derive(Clone, Debug)]
+pub enum Val {
+    Send {
+        t: f64,
+        loc: u32,
+        chain: Option<Arc<Chain>>,
+    },
+    Back {
+        enter: f64,
+        wait_ns: u64,
+        loc: u32,
+    },
+    Arr(Box<Arrival>),
+    Post {
+        t: f64,
+        loc: u32,
+        readers: u32,
+        chain: Option<Arc<Chain>>,
+    },
+    Fb {
+        wait_ns: u64,
+    },
+}
+
+fn later(a: (f64, u32), b: (f64, u32)) -> bool {
+    b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).is_gt()
+}
+
+/// Merges two contributions; independent of their order.
+pub fn combine(a: &mut Val, b: &Val) {
+    match (a, b) {
+        (Val::Arr(x), Val::Arr(y)) => {
+            if later(x.last, y.last) {
+                x.last = y.last;
+                x.last_chain = y.last_chain.clone();
+            }
+            x.last_nonroot = match (x.last_nonroot, y.last_nonroot) {
+                (Some(p), Some(q)) => Some(if later(p, q) { q } else { p }),
+                (p, q) => p.or(q),
+            };
+            x.root = x.root.or(y.root);
+            x.activity += y.activity;
+            x.ranks = (x.ranks.0.min(y.ranks.0), x.ranks.1.max(y.ranks.1));
+            if (y.work_max.0, y.work_max.1) > (x.work_max.0, x.work_max.1) {
+                x.work_max = y.work_max;
+            }
+            x.work_sum += y.work_sum;
+        }
+        (Val::Fb { wait_ns: x }, Val::Fb { wait_ns: y }) => *x += y,
+        _ => {}
+    }
+}
+
+/// Waiting time summed for one (pattern, call path).
+#[derive(Clone, Debug, Default)]
+pub struct Agg {
+    pub ns: f64,
+    pub instances: u64,
+    /// Culprit locations and their part, ns.
+    pub culprits: Vec<(u32, f64)>,
+}
+
+impl Agg {
+    fn add(&mut self, ns: f64, culprit: Option<u32>) {
+        self.ns += ns;
+        self.instances += 1;
+        if let Some(c) = culprit {
+            match self.culprits.iter_mut().find(|e| e.0 == c) {
+                Some(e) => e.1 += ns,
+                None => self.culprits.push((c, ns)),
+            }
+        }
+    }
+}
+
+/// Visits of one call path.
+#[derive(Clone, Debug)]
+pub struct PathStats {
+    pub parent: u32,
+    pub region: u32,
+    pub visits: u64,
+    pub incl: f64,
+    pub excl: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// What the location did since its previous synchronization: the note a
+/// producer keeps to charge the waiting it causes.
+#[derive(Clone, Debug, Default)]
+struct Interval {
+    comp: Vec<(u32, f64)>,
+    /// Waiting in it and who caused it.
+    waits: Vec<(u32, f64)>,
+}
+
+impl Interval {
+    fn add_comp(&mut self, g: u32, dt: f64) {
+        match self.comp.iter_mut().rev().find(|e| e.0 == g) {
+            Some(e) => e.1 += dt,
+            None => self.comp.push((g, dt)),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum PendKind {
+    /// A send's answer: its region's enter and leave (once known), path.
+    Send {
+        enter: f64,
+        leave: Option<f64>,
+        path: u32,
+    },
+    /// Waiting caused.
+    Fb,
+}
+
+#[derive(Debug)]
+struct Pending {
+    key: Key,
+    kind: PendKind,
+    note: Arc<Interval>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    g: u32,
+    path: u32,
+    enter: f64,
+    /// Waiting found inside it, ns.
+    wait: f64,
+    /// A transfer inside it: (peer, bytes).
+    xfer: Option<(u32, u64)>,
+}
+
+/// A group of consecutive joins.
+#[derive(Debug)]
+struct JoinGroup {
+    start: f64,
+    last_leave: f64,
+    path: u32,
+    /// Each joined thread's end and location.
+    ends: Vec<(f64, u32)>,
+    waits: f64,
+}
+
+/// A run of consecutive blocking transfers.
+#[derive(Debug, Default)]
+struct Run {
+    end: f64,
+    peers: Vec<u32>,
+    total: f64,
+    longest: f64,
+    path: u32,
+}
+
+/// The dependency the current event waits for, worked out once even if
+/// the event blocks.
+#[derive(Debug)]
+enum Need {
+    Recv {
+        key: Key,
+        back: Key,
+        enter: f64,
+    },
+    Coll {
+        key: Key,
+        fb: Key,
+        op: CollectiveOp,
+        root: u32,
+        enter: f64,
+        me_root: bool,
+    },
+    Obj {
+        key: Key,
+        fb: Link,
+        pattern: Option<Pattern>,
+        enter: f64,
+    },
+}
+
+/// What one location's replay found.
+#[derive(Debug, Default)]
+pub struct LocResult {
+    pub events: u64,
+    pub first: Option<f64>,
+    pub last: Option<f64>,
+    pub paths: Vec<PathStats>,
+    pub waits: HashMap<(Pattern, u32), Agg>,
+    /// Delay costs by region: direct, ns.
+    pub delay: HashMap<u32, f64>,
+    /// Delay costs propagated to the locations that delayed this one, ns.
+    pub propagated: HashMap<u32, f64>,
+    pub critical: std::collections::BTreeMap<u32, f64>,
+    /// Per category: time, ns.
+    pub categories: [f64; 5],
+    /// Small sends by target: count, time ns, path.
+    pub small: HashMap<u32, (u64, f64, u32)>,
+    /// Block imbalance by communicator: blocks, (max − mean) ns, times
+    /// this location was the slowest.
+    pub blocks: HashMap<u64, (u64, f64, u64)>,
+    /// One-sided accesses: to the own rank, to others.
+    pub rma: (u64, u64),
+    pub unmatched: u64,
+    pub warning: Option<String>,
+}
+
+pub struct LocPass<'a> {
+    index: u32,
+    process: usize,
+    loc: &'a Loc,
+    pairing: &'a Pairing,
+    table: &'a Table,
+    t0: f64,
+    reader: Option<EventReader>,
+    batch: Vec<Event>,
+    pos: usize,
+    syncs: VecDeque<Sync>,
+    /// The prepared dependency of the current event; `ready` once prepared.
+    need: Option<Need>,
+    ready: bool,
+    force: bool,
+    prev: Option<f64>,
+    stack: Vec<Frame>,
+    path_ix: HashMap<(u32, u32), u32>,
+    send_seq: HashMap<(u64, u32, u32), u64>,
+    recv_seq: HashMap<(u64, u32, u32), u64>,
+    coll_seq: HashMap<u64, u64>,
+    lock_request: Option<f64>,
+    activity: u64,
+    seen_barrier: bool,
+    last_coll_end: Option<f64>,
+    ring: VecDeque<(f64, u32, u32, f64)>,
+    pending: VecDeque<Pending>,
+    interval: Interval,
+    /// Waiting found at the current event: it opens the next interval.
+    ev_waits: Vec<(u32, f64)>,
+    note: Option<Arc<Interval>>,
+    cp: Path,
+    join: Option<JoinGroup>,
+    run: Run,
+    res: LocResult,
+}
+
+fn next<K: std::hash::Hash + Eq>(m: &mut HashMap<K, u64>, k: K) -> u64 {
+    let c = m.entry(k).or_insert(0);
+    *c += 1;
+    *c - 1
+}
+
+fn ns_u64(v: f64) -> u64 {
+    if v.is_finite() && v > 0.0 {
+        v.round() as u64
+    } else {
+        0
+    }
+}
+
+impl<'a> LocPass<'a> {
+    pub fn new(
+        loc: &'a Loc,
+        index: usize,
+        pairing: &'a Pairing,
+        table: &'a Table,
+        t0: f64,
+    ) -> Result<LocPass<'a>, parallax_model::Error> {
+        let root = PathStats {
+            parent: 0,
+            region: regions::OUTSIDE,
+            visits: 0,
+            incl: 0.0,
+            excl: 0.0,
+            min: f64::INFINITY,
+            max: 0.0,
+        };
+        Ok(LocPass {
+            index: index as u32,
+            process: loc.process,
+            loc,
+            pairing,
+            table,
+            t0,
+            reader: Some(EventReader::open(&loc.path)?),
+            batch: Vec::new(),
+            pos: 0,
+            syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
+            need: None,
+            ready: false,
+            force: false,
+            prev: None,
+            stack: Vec::new(),
+            path_ix: HashMap::new(),
+            send_seq: HashMap::new(),
+            recv_seq: HashMap::new(),
+            coll_seq: HashMap::new(),
+            lock_request: None,
+            activity: 0,
+            seen_barrier: false,
+            last_coll_end: None,
+            ring: VecDeque::new(),
+            pending: VecDeque::new(),
+            interval: Interval::default(),
+            ev_waits: Vec::new(),
+            note: None,
+            cp: Path::default(),
+            join: None,
+            run: Run::default(),
+            res: LocResult {
+                paths: vec![root],
+                ..LocResult::default()
+            },
+        })
+    }
+
+    pub fn finish(mut self) -> LocResult {
+        self.close_join();
+        self.close_run();
+        // A region still open at the end counts up to the last event.
+        let last = self.prev.unwrap_or(0.0);
+        while let Some(f) = self.stack.pop() {
+            self.leave_stats(f, last);
+        }
+        self.res.critical = self.cp.totals();
+        self.res.unmatched += self.pending.len() as u64;
+        self.res
+    }
+
+    fn refill(&mut self) -> bool {
+        let Some(r) = self.reader.as_mut() else {
+            return false;
+        };
+        self.batch.clear();
+        self.pos = 0;
+        let more = match r.next_block(&mut self.batch) {
+            Ok(m) => m,
+            Err(e) => {
+                self.res.warning = Some(e.to_string());
+                false
+            }
+        };
+        if !more {
+            self.reader = None;
+        }
+        !self.batch.is_empty() || self.reader.is_some()
+    }
+
+    fn path_of(&mut self, parent: u32, g: u32) -> u32 {
+        let n = self.res.paths.len() as u32;
+        let paths = &mut self.res.paths;
+        *self.path_ix.entry((parent, g)).or_insert_with(|| {
+            paths.push(PathStats {
+                parent,
+                region: g,
+                visits: 0,
+                incl: 0.0,
+                excl: 0.0,
+                min: f64::INFINITY,
+                max: 0.0,
+            });
+            n
+        })
+    }
+
+    fn top_path(&self) -> u32 {
+        self.stack.last().map_or(0, |f| f.path)
+    }
+
+    /// Enter time of the innermost region (or of this event outside any).
+    fn enter_time(&self, t: f64) -> f64 {
+        self.stack
+            .last()
+            .map_or(self.prev.unwrap_or(t), |f| f.enter)
+    }
+
+    /// The time since the previous event belongs to the innermost region.
+    fn account(&mut self, t: f64) {
+        let Some(p) = self.prev else {
+            self.res.first = Some(t);
+            return;
+        };
+        let dt = t - p;
+        if dt <= 0.0 {
+            return;
+        }
+        let (g, path) = self
+            .stack
+            .last()
+            .map_or((regions::OUTSIDE, 0), |f| (f.g, f.path));
+        self.res.paths[path as usize].excl += dt;
+        let cat = if g == regions::OUTSIDE {
+            Category::Computation
+        } else {
+            self.table.category(g)
+        };
+        self.res.categories[cat as usize] += dt;
+        if cat == Category::Computation {
+            self.interval.add_comp(g, dt);
+        }
+        self.cp.add(g, dt);
+    }
+
+    /// The note kept by a producer, shared by the posts of one event.
+    fn note(&mut self) -> Arc<Interval> {
+        self.note
+            .get_or_insert_with(|| Arc::new(self.interval.clone()))
+            .clone()
+    }
+
+    fn record(&mut self, pattern: Pattern, path: u32, ns: f64, culprit: Option<u32>) {
+        if ns <= 0.0 {
+            return;
+        }
+        self.res
+            .waits
+            .entry((pattern, path))
+            .or_default()
+            .add(ns, culprit);
+        if let Some(f) = self.stack.last_mut() {
+            f.wait += ns;
+        }
+        if let Some(c) = culprit {
+            self.ev_waits.push((c, ns));
+        }
+    }
+
+    /// Works out the current event's dependency and makes its posts.
+    fn prepare(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) {
+        use EventKind::*;
+        self.account(t);
+        self.ready = true;
+        self.need = None;
+        let rank = self.loc.rank;
+        let me = self.index;
+        match e.kind {
+            Send {
+                peer,
+                tag,
+                comm,
+                bytes,
+            }
+            | IsendBegin {
+                peer,
+                tag,
+                comm,
+                bytes,
+                ..
+            } => {
+                let seq = next(&mut self.send_seq, (comm, peer, tag));
+                let enter = self.enter_time(t);
+                let chain = self.cp.snapshot();
+                board.post(
+                    Key::Msg(comm, rank, peer, tag, seq),
+                    Val::Send {
+                        t: enter,
+                        loc: me,
+                        chain,
+                    },
+                    1,
+                );
+                let blocking = matches!(e.kind, Send { .. })
+                    && self
+                        .stack
+                        .last()
+                        .is_some_and(|f| self.table.kind(f.g) == RegionKind::Send);
+                let note = self.note();
+                self.pending.push_back(Pending {
+                    key: Key::Back(comm, rank, peer, tag, seq),
+                    kind: PendKind::Send {
+                        enter,
+                        leave: (!blocking).then_some(enter),
+                        path: self.top_path(),
+                    },
+                    note,
+                });
+                self.activity += 1;
+                if let Some(f) = self.stack.last_mut() {
+                    f.xfer = Some((peer, bytes));
+                }
+            }
+            Recv {
+                peer, tag, comm, ..
+            }
+            | IrecvComplete {
+                peer, tag, comm, ..
+            } => {
+                let seq = next(&mut self.recv_seq, (comm, peer, tag));
+                self.need = Some(Need::Recv {
+                    key: Key::Msg(comm, peer, rank, tag, seq),
+                    back: Key::Back(comm, peer, rank, tag, seq),
+                    enter: self.enter_time(t),
+                });
+                self.activity += 1;
+                if matches!(e.kind, Recv { .. }) {
+                    if let Some(f) = self.stack.last_mut() {
+                        if self.table.kind(f.g) == RegionKind::Recv {
+                            f.xfer = Some((peer, 0));
+                        }
+                    }
+                }
+            }
+            CollectiveEnd { op, comm, root, .. } => {
+                let seq = next(&mut self.coll_seq, comm);
+                let n = self.pairing.members(comm, seq);
+                let enter = self.enter_time(t);
+                if op != CollectiveOp::Barrier {
+                    self.activity += 1;
+                }
+                let work = enter - self.last_coll_end.or(self.res.first).unwrap_or(enter);
+                if n > 1 {
+                    let me_root = root != NO_ROOT && root == rank;
+                    let chain = self.cp.snapshot();
+                    let arrival = Arrival {
+                        last: (enter, me),
+                        last_chain: chain,
+                        last_nonroot: (!me_root).then_some((enter, me)),
+                        root: me_root.then_some((enter, me)),
+                        activity: self.activity,
+                        ranks: (rank, rank),
+                        work_max: (ns_u64(work), me),
+                        work_sum: ns_u64(work),
+                    };
+                    board.contribute(Key::Coll(comm, seq), Val::Arr(Box::new(arrival)), n, n);
+                    self.need = Some(Need::Coll {
+                        key: Key::Coll(comm, seq),
+                        fb: Key::CollFb(comm, seq),
+                        op,
+                        root,
+                        enter,
+                        me_root,
+                    });
+                }
+            }
+            LockRequest { .. } => self.lock_request = Some(t),
+            Put { target, .. } | Get { target, .. } | Atomic { target, .. } => {
+                self.activity += 1;
+                if target == rank {
+                    self.res.rma.0 += 1;
+                } else {
+                    self.res.rma.1 += 1;
+                }
+            }
+            _ => {}
+        }
+        if pairing::is_sync(&e.kind) {
+            let s = self.syncs.pop_front().unwrap_or_default();
+            if let Some((link, readers)) = s.posts {
+                let chain = self.cp.snapshot();
+                board.post(
+                    Key::Obj(link),
+                    Val::Post {
+                        t,
+                        loc: me,
+                        readers,
+                        chain,
+                    },
+                    readers,
+                );
+                let note = self.note();
+                self.pending.push_back(Pending {
+                    key: Key::ObjFb(link),
+                    kind: PendKind::Fb,
+                    note,
+                });
+            }
+            if let Some(link) = s.needs {
+                let (pattern, enter) = match e.kind {
+                    LockAcquired { .. } => (
+                        Some(Pattern::LockWait),
+                        self.lock_request.take().unwrap_or(t),
+                    ),
+                    SemAcquired { .. } => (Some(Pattern::ConditionWait), self.enter_time(t)),
+                    AwaitDone { .. } | ValueReached { .. } => {
+                        (Some(Pattern::WaitOnValue), self.enter_time(t))
+                    }
+                    ThreadJoin { .. } => (Some(Pattern::JoinWait), self.enter_time(t)),
+                    _ => (None, t),
+                };
+                self.need = Some(Need::Obj {
+                    key: Key::Obj(link),
+                    fb: link,
+                    pattern,
+                    enter,
+                });
+            }
+        }
+    }
+
+    /// Uses the value the current event waited for.
+    fn resolve(&mut self, t: f64, v: Val, board: &Board<Key, Val>) {
+        let me = self.index;
+        let path = self.top_path();
+        let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
+        match (self.need.take(), v) {
+            (
+                Some(Need::Recv { back, enter, .. }),
+                Val::Send {
+                    t: s,
+                    loc: src,
+                    chain,
+                },
+            ) => {
+                let wait = (s.min(t) - enter).max(0.0);
+                if wait > 0.0 {
+                    self.record(Pattern::LateSender, path, wait, Some(src));
+                    self.cp.adopt(chain);
+                    self.cp.add(g, t - s.min(t));
+                }
+                // Wrong Order: an earlier Late Sender waited for a message
+                // sent after this one, which was already there.
+                let mut i = 0;
+                while i < self.ring.len() {
+                    let (sl, p, c, w) = self.ring[i];
+                    if sl > s {
+                        self.res
+                            .waits
+                            .entry((Pattern::WrongOrder, p))
+                            .or_default()
+                            .add(w, Some(c));
+                        self.ring.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                if wait > 0.0 {
+                    if self.ring.len() == RING {
+                        self.ring.pop_front();
+                    }
+                    self.ring.push_back((s, path, src, wait));
+                }
+                board.post(
+                    back,
+                    Val::Back {
+                        enter,
+                        wait_ns: ns_u64(wait),
+                        loc: me,
+                    },
+                    1,
+                );
+            }
+            (
+                Some(Need::Coll {
+                    fb,
+                    op,
+                    root,
+                    enter,
+                    me_root,
+                    ..
+                }),
+                Val::Arr(a),
+            ) => {
+                let last = a.last;
+                let pattern_wait = match op {
+                    CollectiveOp::Barrier => Some((Pattern::WaitAtBarrier, Some(last))),
+                    CollectiveOp::Broadcast | CollectiveOp::Scatter if root != NO_ROOT => {
+                        (!me_root).then_some((Pattern::LateBroadcast, a.root))
+                    }
+                    CollectiveOp::Reduce | CollectiveOp::Gather if root != NO_ROOT => {
+                        me_root.then_some((Pattern::EarlyReduce, a.last_nonroot))
+                    }
+                    _ if root == NO_ROOT => Some((Pattern::WaitAtNxN, Some(last))),
+                    _ => None,
+                };
+                let mut wait = 0.0;
+                if let Some((pattern, Some((tl, culprit)))) = pattern_wait {
+                    wait = (tl.min(t) - enter).max(0.0);
+                    if culprit != me {
+                        self.record(pattern, path, wait, Some(culprit));
+                    }
+                }
+                // The path goes through the last arrival.
+                if last.1 != me && last.0 > enter {
+                    self.cp.adopt(a.last_chain.clone());
+                    self.cp.add(g, t - last.0.min(t));
+                }
+                if last.1 == me {
+                    let note = self.note();
+                    self.pending.push_back(Pending {
+                        key: fb,
+                        kind: PendKind::Fb,
+                        note,
+                    });
+                } else {
+                    let n = self.pairing_members(fb);
+                    board.contribute(
+                        fb,
+                        Val::Fb {
+                            wait_ns: ns_u64(wait),
+                        },
+                        n.saturating_sub(1).max(1),
+                        1,
+                    );
+                }
+                // Block-level balance, counted once by the slowest.
+                if a.work_max.1 == me {
+                    let n = self.pairing_members(fb).max(1) as f64;
+                    let imb = a.work_max.0 as f64 - a.work_sum as f64 / n;
+                    let comm = match fb {
+                        Key::CollFb(c, _) => c,
+                        _ => 0,
+                    };
+                    let b = self.res.blocks.entry(comm).or_insert((0, 0.0, 0));
+                    b.1 += imb.max(0.0);
+                    b.2 += 1;
+                }
+                if let Key::CollFb(c, _) = fb {
+                    self.res.blocks.entry(c).or_insert((0, 0.0, 0)).0 += 1;
+                }
+                if op == CollectiveOp::Barrier {
+                    // Redundant: no communication anywhere since the
+                    // previous barrier, between processes.
+                    if self.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
+                        self.res
+                            .waits
+                            .entry((Pattern::RedundantBarrier, path))
+                            .or_default()
+                            .add((t - enter).max(0.0), None);
+                    }
+                    self.seen_barrier = true;
+                    self.activity = 0;
+                }
+                self.last_coll_end = Some(t);
+            }
+            (
+                Some(Need::Obj {
+                    fb, pattern, enter, ..
+                }),
+                Val::Post {
+                    t: p,
+                    loc: src,
+                    readers,
+                    chain,
+                },
+            ) => {
+                let wait = (p.min(t) - enter).max(0.0);
+                if let Some(pattern) = pattern {
+                    if pattern == Pattern::JoinWait {
+                        self.join(enter, path, p, src, wait);
+                    } else if src != me {
+                        self.record(pattern, path, wait, Some(src));
+                    }
+                }
+                // A thread's path begins with its creator's.
+                if (p > enter || self.res.events == 0) && src != me {
+                    self.cp.adopt(chain);
+                    self.cp.add(g, t - p.min(t));
+                }
+                board.contribute(
+                    Key::ObjFb(fb),
+                    Val::Fb {
+                        wait_ns: ns_u64(wait),
+                    },
+                    readers,
+                    1,
+                );
+            }
+            (need, _) => {
+                // A value of the wrong kind: the trace's ids collide.
+                self.need = need;
+                self.res.unmatched += 1;
+            }
+        }
+    }
+
+    fn pairing_members(&self, k: Key) -> u32 {
+        match k {
+            Key::CollFb(c, s) => self.pairing.members(c, s),
+            _ => 1,
+        }
+    }
+
+    fn join(&mut self, enter: f64, path: u32, end: f64, src: u32, wait: f64) {
+        let cont = self
+            .join
+            .as_ref()
+            .is_some_and(|j| enter - j.last_leave <= JOIN_GAP_NS);
+        if !cont {
+            self.close_join();
+            self.join = Some(JoinGroup {
+                start: enter,
+                last_leave: enter,
+                path,
+                ends: Vec::new(),
+                waits: 0.0,
+            });
+        }
+        if let Some(j) = self.join.as_mut() {
+            j.ends.push((end, src));
+            j.waits += wait;
+        }
+    }
+
+    /// A join group's waiting: for one join, all of it; for several, the
+    /// time the last thread ended after the first (what a balanced split
+    /// would have saved).
+    fn close_join(&mut self) {
+        let Some(j) = self.join.take() else {
+            return;
+        };
+        let Some(&(emax, culprit)) = j.ends.iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
+            return;
+        };
+        let ns = if j.ends.len() == 1 {
+            j.waits
+        } else {
+            let emin = j.ends.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+            (emax - emin.max(j.start)).max(0.0)
+        };
+        if ns > 0.0 && culprit != self.index {
+            self.res
+                .waits
+                .entry((Pattern::JoinWait, j.path))
+                .or_default()
+                .add(ns, Some(culprit));
+        }
+    }
+
+    fn close_run(&mut self) {
+        let r = std::mem::take(&mut self.run);
+        let mut peers = r.peers;
+        peers.sort_unstable();
+        peers.dedup();
+        if peers.len() >= 3 {
+            let ns = r.total - r.longest;
+            self.res
+                .waits
+                .entry((Pattern::SerializedTransfers, r.path))
+                .or_default()
+                .add(ns, None);
+        }
+    }
+
+    /// A blocking transfer region ended: extend or close the run.
+    fn transfer(&mut self, f: &Frame, t: f64, peer: u32) {
+        let dur = (t - f.enter - f.wait).max(0.0);
+        if self.run.peers.is_empty()
+            || f.enter - self.run.end > RUN_GAP_NS
+            || self.run.peers.last() == Some(&peer)
+        {
+            self.close_run();
+            self.run.path = f.path;
+        }
+        self.run.end = t;
+        self.run.peers.push(peer);
+        self.run.total += dur;
+        self.run.longest = self.run.longest.max(dur);
+    }
+
+    fn leave_stats(&mut self, f: Frame, t: f64) {
+        let d = (t - f.enter).max(0.0);
+        let s = &mut self.res.paths[f.path as usize];
+        s.visits += 1;
+        s.incl += d;
+        s.min = s.min.min(d);
+        s.max = s.max.max(d);
+    }
+
+    /// Region bookkeeping after the event's dependency is resolved.
+    fn finish_event(&mut self, e: &Event, t: f64) {
+        match e.kind {
+            EventKind::Enter { region } => {
+                let g = self.table.global(self.process, region);
+                let parent = self.top_path();
+                let path = self.path_of(parent, g);
+                self.stack.push(Frame {
+                    g,
+                    path,
+                    enter: t,
+                    wait: 0.0,
+                    xfer: None,
+                });
+            }
+            EventKind::Leave { .. } => {
+                if let Some(f) = self.stack.pop() {
+                    self.leave_stats(f, t);
+                    let kind = self.table.kind(f.g);
+                    if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
+                        for p in self.pending.iter_mut().rev() {
+                            match &mut p.kind {
+                                PendKind::Send { leave, .. } if leave.is_none() => *leave = Some(t),
+                                PendKind::Send { .. } => break,
+                                PendKind::Fb => {}
+                            }
+                        }
+                    }
+                    if let Some((peer, bytes)) = f.xfer {
+                        let blocking = matches!(
+                            kind,
+                            RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
+                        );
+                        if blocking {
+                            self.transfer(&f, t, peer);
+                        }
+                        if kind == RegionKind::Send && bytes <= SMALL_BYTES {
+                            let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
+                            e.0 += 1;
+                            e.1 += t - f.enter;
+                        }
+                    }
+                    if kind == RegionKind::ThreadJoin {
+                        if let Some(j) = self.join.as_mut() {
+                            j.last_leave = t;
+                        }
+                    }
+                }
+            }
+            EventKind::Put { target, .. } | EventKind::Get { target, .. } => {
+                if let Some(f) = self.stack.last_mut() {
+                    f.xfer = Some((target, 0));
+                }
+            }
+            _ => {}
+        }
+        // A synchronization point starts a new interval.
+        if self.note.take().is_some() {
+            self.interval = Interval {
+                comp: Vec::new(),
+                waits: std::mem::take(&mut self.ev_waits),
+            };
+        }
+    }
+
+    /// Processes event `e` at time `t`; false if it must wait.
+    fn step(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) -> bool {
+        if !self.ready {
+            self.prepare(e, t, board);
+        }
+        let key = match &self.need {
+            Some(Need::Recv { key, .. } | Need::Coll { key, .. } | Need::Obj { key, .. }) => {
+                Some(*key)
+            }
+            None => None,
+        };
+        if let Some(key) = key {
+            match board.take(&key) {
+                Some(v) => self.resolve(t, v, board),
+                None if self.force => {
+                    self.res.unmatched += 1;
+                    self.need = None;
+                }
+                None => return false,
+            }
+        }
+        if matches!(
+            self.need,
+            Some(Need::Recv { .. } | Need::Coll { .. } | Need::Obj { .. })
+        ) {
+            self.need = None;
+        }
+        self.force = false;
+        if self.note.is_none() && key.is_some() {
+            // A consumer is a synchronization point too.
+            self.note = Some(Arc::new(Interval::default()));
+        }
+        self.finish_event(e, t);
+        self.ready = false;
+        self.res.events += 1;
+        self.res.last = Some(t);
+        self.prev = Some(t);
+        true
+    }
+
+    /// Takes the answers that are there; with `wait`, blocks on the first
+    /// one missing.
+    fn answers(&mut self, board: &Board<Key, Val>, wait: bool) -> bool {
+        while let Some(p) = self.pending.front() {
+            if let PendKind::Send { leave: None, .. } = p.kind {
+                if !wait {
+                    return true;
+                }
+            }
+            match board.take(&p.key) {
+                Some(v) => {
+                    let p = self.pending.pop_front().expect("front exists");
+                    self.answer(p, v);
+                }
+                None if wait && self.force => {
+                    self.force = false;
+                    self.pending.pop_front();
+                    self.res.unmatched += 1;
+                }
+                None => return !wait,
+            }
+        }
+        true
+    }
+
+    fn answer(&mut self, p: Pending, v: Val) {
+        let wait = match (&p.kind, v) {
+            (
+                PendKind::Send { enter, leave, path },
+                Val::Back {
+                    enter: r,
+                    wait_ns,
+                    loc,
+                },
+            ) => {
+                // Late Receiver: the send was still blocked when the
+                // receive was posted.
+                let leave = leave.unwrap_or(*enter);
+                if r > *enter && leave >= r {
+                    self.res
+                        .waits
+                        .entry((Pattern::LateReceiver, *path))
+                        .or_default()
+                        .add(r - enter, Some(loc));
+                }
+                wait_ns
+            }
+            (PendKind::Fb, Val::Fb { wait_ns }) => wait_ns,
+            _ => 0,
+        };
+        if wait == 0 {
+            return;
+        }
+        // Charge the waiting to the interval before the post: its
+        // computation directly, its own waiting to whoever caused that.
+        let w = wait as f64;
+        let comp: f64 = p.note.comp.iter().map(|e| e.1).sum();
+        let waits: f64 = p.note.waits.iter().map(|e| e.1).sum();
+        let total = comp + waits;
+        if total <= 0.0 {
+            *self.res.delay.entry(regions::OUTSIDE).or_insert(0.0) += w;
+            return;
+        }
+        for &(g, c) in &p.note.comp {
+            *self.res.delay.entry(g).or_insert(0.0) += w * c / total;
+        }
+        for &(l, c) in &p.note.waits {
+            *self.res.propagated.entry(l).or_insert(0.0) += w * c / total;
+        }
+    }
+
+    /// Time of event `e` in ns of experiment time.
+    fn time(&self, e: &Event) -> f64 {
+        self.loc.clock.ns(e.time) - self.t0
+    }
+}
+
+impl Pass for LocPass<'_> {
+    type Key = Key;
+    type Value = Val;
+
+    fn resume(&mut self, board: &Board<Key, Val>) -> (Status, bool) {
+        let mut moved = false;
+        loop {
+            if self.pending.len() > PENDING_MAX && !self.answers(board, true) {
+                let at = self.prev.unwrap_or(0.0);
+                return (Status::Blocked { at_ns: at }, moved);
+            }
+            if self.pos >= self.batch.len() && !self.refill() {
+                // The stream is done; the answers still due are awaited.
+                if self.answers(board, true) {
+                    return (Status::Done, moved);
+                }
+                let at = self.prev.unwrap_or(0.0);
+                return (Status::Blocked { at_ns: at }, moved);
+            }
+            if self.pos >= self.batch.len() {
+                continue;
+            }
+            let e = self.batch[self.pos];
+            let t = self.time(&e);
+            if !self.step(&e, t, board) {
+                return (Status::Blocked { at_ns: t }, moved);
+            }
+            self.pos += 1;
+            moved = true;
+            if self.pending.len() > 64 && (self.res.events & 63) == 0 {
+                self.answers(board, false);
+            }
+        }
+    }
+
+    fn force(&mut self) {
+        self.force = true;
+    }
+}

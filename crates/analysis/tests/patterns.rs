@@ -1,0 +1,227 @@
+//! Wait-state patterns, cause analysis and the critical path on simulated
+//! programs of known timing: each program injects one bottleneck, and the
+//! analysis must find it with its culprit and severity, on every executor.
+
+use std::path::PathBuf;
+
+use parallax_analysis::bottleneck::{self, Config, Pattern, Report};
+use parallax_analysis::executor::Executor;
+use parallax_analysis::synth::{self, Machine, Op, Program};
+use parallax_model::experiment::Experiment;
+
+const MS: f64 = 1e6;
+
+fn analyze(name: &str, p: &Program) -> Report {
+    let dir = std::env::temp_dir().join(format!("parallax-patterns-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = Machine::with_alpha(0.0, 0.0, 0.0);
+    let t = synth::simulate(p, &m);
+    synth::write(&dir, p, &t, [0.0; 3]).unwrap();
+    let exp = Experiment::open(&dir).unwrap();
+    let cfg = Config::default();
+    let seq = bottleneck::analyze(&exp, &cfg, Executor::Sequential).unwrap();
+    let par = bottleneck::analyze(&exp, &cfg, Executor::Threads(2)).unwrap();
+    assert_eq!(seq, par, "executors disagree");
+    let _ = std::fs::remove_dir_all(PathBuf::from(&dir));
+    seq
+}
+
+fn only(r: &Report, p: Pattern) -> Vec<&bottleneck::Finding> {
+    r.findings.iter().filter(|f| f.pattern == p).collect()
+}
+
+fn close(got: f64, want: f64, tol: f64) {
+    assert!((got - want).abs() <= tol * want, "got {got}, want {want}");
+}
+
+#[test]
+fn late_sender_blames_the_sender_and_its_computation() {
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    for _ in 0..10 {
+        a.extend([Op::Enter(0), Op::Compute(10.0 * MS), Op::Leave]);
+        a.push(Op::Send {
+            to: 1,
+            tag: 0,
+            bytes: 8,
+        });
+        b.push(Op::Recv { from: 0, tag: 0 });
+        b.extend([Op::Enter(1), Op::Compute(0.5 * MS), Op::Leave]);
+    }
+    let p = Program {
+        regions: vec!["solve".into(), "post".into()],
+        locations: vec![a, b],
+        threads: false,
+    };
+    let r = analyze("ls", &p);
+    let ls = only(&r, Pattern::LateSender);
+    assert_eq!(ls.len(), 1, "{:#?}", r.findings);
+    assert_eq!((ls[0].at.rank, ls[0].region.as_str()), (1, "MPI_Recv"));
+    assert_eq!(ls[0].culprits[0].at.rank, 0);
+    assert_eq!(ls[0].instances, 10);
+    // The first receive waits 10 ms, the others 9.5 ms (rank 1's own work).
+    close(ls[0].severity_s, 0.0955, 0.02);
+    assert!(only(&r, Pattern::WrongOrder).is_empty());
+    // Rank 0's `solve` caused the waiting.
+    let d = &r.delays[0];
+    assert_eq!((d.at.rank, d.region.as_str()), (0, "solve"));
+    close(d.direct_s, ls[0].severity_s, 0.01);
+    // The critical path runs through rank 0's computation.
+    assert_eq!(r.critical_path[0].region, "solve");
+    assert!(r.critical_path[0].share > 0.9);
+}
+
+#[test]
+fn wrong_order_is_a_late_sender_with_an_earlier_message_waiting() {
+    let a = vec![
+        Op::Send {
+            to: 1,
+            tag: 1,
+            bytes: 8,
+        },
+        Op::Enter(0),
+        Op::Compute(20.0 * MS),
+        Op::Leave,
+        Op::Send {
+            to: 1,
+            tag: 2,
+            bytes: 8,
+        },
+    ];
+    let b = vec![Op::Recv { from: 0, tag: 2 }, Op::Recv { from: 0, tag: 1 }];
+    let p = Program {
+        regions: vec!["work".into()],
+        locations: vec![a, b],
+        threads: false,
+    };
+    let r = analyze("wo", &p);
+    let wo = only(&r, Pattern::WrongOrder);
+    assert_eq!(wo.len(), 1, "{:#?}", r.findings);
+    close(wo[0].severity_s, 0.020, 0.02);
+    // Scalasca's hierarchy: Wrong Order is part of Late Sender.
+    close(only(&r, Pattern::LateSender)[0].severity_s, 0.020, 0.02);
+}
+
+#[test]
+fn barrier_waits_for_the_overloaded_location() {
+    let mut locs = vec![Vec::new(); 4];
+    for _ in 0..5 {
+        for (i, l) in locs.iter_mut().enumerate() {
+            let extra = if i == 2 { 8.0 * MS } else { 0.0 };
+            l.extend([
+                Op::Enter(0),
+                Op::Compute(2.0 * MS + extra),
+                Op::Leave,
+                Op::Barrier,
+            ]);
+        }
+    }
+    let p = Program {
+        regions: vec!["step".into()],
+        locations: locs,
+        threads: false,
+    };
+    let r = analyze("bar", &p);
+    let w = only(&r, Pattern::WaitAtBarrier);
+    assert_eq!(w.len(), 3, "{:#?}", r.findings);
+    for f in &w {
+        assert_ne!(f.at.rank, 2);
+        assert_eq!(f.culprits.len(), 1);
+        assert_eq!(f.culprits[0].at.rank, 2);
+        close(f.severity_s, 0.040, 0.02);
+    }
+    let li = only(&r, Pattern::LoadImbalance);
+    assert_eq!(li.len(), 1);
+    assert_eq!((li[0].at.rank, li[0].region.as_str()), (2, "step"));
+    // max − mean over 4 locations: 8 ms × 3/4 per step.
+    close(li[0].severity_s, 0.030, 0.02);
+    assert_eq!(r.blocks.len(), 1);
+    assert_eq!(r.blocks[0].worst.map(|w| w.rank), Some(2));
+}
+
+#[test]
+fn allreduce_is_wait_at_nxn() {
+    let mut locs = vec![Vec::new(); 3];
+    for _ in 0..4 {
+        for (i, l) in locs.iter_mut().enumerate() {
+            let work = if i == 0 { 10.0 * MS } else { 1.0 * MS };
+            l.extend([Op::Compute(work), Op::Allreduce]);
+        }
+    }
+    let p = Program {
+        regions: vec![],
+        locations: locs,
+        threads: false,
+    };
+    let r = analyze("nxn", &p);
+    let w = only(&r, Pattern::WaitAtNxN);
+    assert_eq!(w.len(), 2, "{:#?}", r.findings);
+    for f in w {
+        assert_eq!(f.culprits[0].at.rank, 0);
+        close(f.severity_s, 0.036, 0.02);
+    }
+}
+
+#[test]
+fn lock_wait_names_the_holder() {
+    let a = vec![
+        Op::Lock(7),
+        Op::Enter(0),
+        Op::Compute(20.0 * MS),
+        Op::Leave,
+        Op::Unlock(7),
+    ];
+    // (Pairing needs the release after the acquisition in time.)
+    let b = vec![
+        Op::Compute(1.0 * MS),
+        Op::Lock(7),
+        Op::Compute(0.01 * MS),
+        Op::Unlock(7),
+    ];
+    let p = Program {
+        regions: vec!["critical".into()],
+        locations: vec![a, b],
+        threads: true,
+    };
+    let r = analyze("lock", &p);
+    let w = only(&r, Pattern::LockWait);
+    assert_eq!(w.len(), 1, "{:#?}", r);
+    assert_eq!((w[0].at.thread, w[0].culprits[0].at.thread), (1, 0));
+    close(w[0].severity_s, 0.019, 0.02);
+    assert_eq!(r.delays[0].region, "critical");
+}
+
+#[test]
+fn a_balanced_program_has_no_finding() {
+    let mut locs = vec![Vec::new(); 4];
+    for it in 0..20 {
+        for (i, l) in locs.iter_mut().enumerate() {
+            let n = locs_len();
+            l.extend([Op::Enter(0), Op::Compute(3.0 * MS), Op::Leave]);
+            l.push(Op::Send {
+                to: ((i + 1) % n) as u32,
+                tag: it,
+                bytes: 64,
+            });
+            l.push(Op::Recv {
+                from: ((i + n - 1) % n) as u32,
+                tag: it,
+            });
+            l.push(Op::Allreduce);
+        }
+    }
+    let p = Program {
+        regions: vec!["step".into()],
+        locations: locs,
+        threads: false,
+    };
+    let r = analyze("clean", &p);
+    assert!(r.findings.is_empty(), "{:#?}", r.findings);
+    assert!(r.events > 0);
+    close(r.critical_path_s, r.wall_s, 0.05);
+}
+
+fn locs_len() -> usize {
+    4
+}
