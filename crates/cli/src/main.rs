@@ -1,7 +1,10 @@
 //! The `parallax` command: glue between the command line and the Parallax
 //! libraries.
 
+mod analyze;
+mod baseline;
 mod calibrate;
+mod compare;
 mod compensate;
 mod db;
 mod demo;
@@ -12,6 +15,7 @@ mod html;
 mod import;
 mod report;
 mod run;
+mod scaling;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -62,6 +66,16 @@ enum Command {
     /// profiles, timeline, communication, load balance, concurrency,
     /// findings, run comparison) that opens offline in a browser.
     Html(html::Args),
+    /// Find the bottlenecks of a traced run: wait states with their
+    /// culprits, root causes, critical path, load balance, hints.
+    Analyze(analyze::Args),
+    /// Measure bottleneck-free baselines of synchronization constructs on
+    /// this machine, for `analyze`.
+    Baseline(baseline::Args),
+    /// Parallel efficiency of runs at different sizes.
+    Scaling(scaling::Args),
+    /// Compare two revisions: the run and its ten longest regions.
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +90,10 @@ fn main() -> ExitCode {
         Command::Import(a) => import::main(a),
         Command::Db(a) => db::main(a),
         Command::Html(a) => html::main(a),
+        Command::Analyze(a) => analyze::main(a),
+        Command::Baseline(a) => baseline::main(a),
+        Command::Scaling(a) => scaling::main(a),
+        Command::Compare(a) => compare::main(a),
     };
     match result {
         Ok(code) => code,

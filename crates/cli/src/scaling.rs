@@ -1,0 +1,66 @@
+//! `parallax scaling DIR...`: parallel efficiency of runs of one program
+//! at different sizes, overall and per region, against the smallest run.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use serde_json::json;
+
+use parallax_analysis::bottleneck::scaling::{self, RunSummary};
+use parallax_model::experiment::Experiment;
+
+/// Arguments of `parallax scaling`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Experiments of the same program at different sizes.
+    #[arg(required = true, num_args = 2..)]
+    pub dirs: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Regions shown per run in text output.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+}
+
+/// Reads each experiment's figures.
+pub fn summaries(dirs: &[PathBuf]) -> anyhow::Result<Vec<RunSummary>> {
+    dirs.iter()
+        .map(|d| {
+            let exp = Experiment::open(d)
+                .with_context(|| format!("cannot read the experiment {}", d.display()))?;
+            Ok(scaling::summarize(&exp)?)
+        })
+        .collect()
+}
+
+pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
+    let pts = scaling::scaling(&summaries(&a.dirs)?);
+    if a.json {
+        let v = json!({"runs": pts.iter().map(|p| json!({
+            "experiment": p.name, "pes": p.pes, "wall_s": p.wall_s,
+            "efficiency": p.efficiency, "weak_efficiency": p.weak_efficiency,
+            "regions": p.regions,
+        })).collect::<Vec<_>>()});
+        crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
+    let mut s = String::from(
+        "Scalability against the smallest run (E = p0·T0 / (p·T); weak: T0 / T; ideal 1)\n",
+    );
+    for p in &pts {
+        let _ = writeln!(
+            s,
+            "\n{:>4} PEs  {:>10.3} s  E {:>5.2}  weak E {:>5.2}  {}",
+            p.pes, p.wall_s, p.efficiency, p.weak_efficiency, p.name
+        );
+        let mut regs: Vec<_> = p.regions.iter().collect();
+        regs.sort_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(b.0)));
+        for (r, e) in regs.into_iter().take(a.top) {
+            let _ = writeln!(s, "      {r:<40} E {e:>5.2}");
+        }
+    }
+    crate::out(&s)?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
