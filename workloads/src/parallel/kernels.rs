@@ -47,17 +47,17 @@ pub(crate) fn grain(mut x: u64, steps: u32) -> u64 {
 /// Grain steps of one loop body, by kernel: chosen so that a body takes
 /// some tens of ns, of the order of a probe pair, and the fully
 /// instrumented run is at least twice as long as the raw one.
-pub(crate) const FORKJOIN_STEPS: u32 = 16;
+pub(crate) const FORKJOIN_STEPS: u32 = 20;
 pub(crate) const REDUCTION_BLOCK: usize = 16;
-pub(crate) const CRITICAL_OUTSIDE_STEPS: u32 = 24;
-pub(crate) const CRITICAL_INSIDE_STEPS: u32 = 12;
+pub(crate) const CRITICAL_OUTSIDE_STEPS: u32 = 32;
+pub(crate) const CRITICAL_INSIDE_STEPS: u32 = 16;
 pub(crate) const BARRIER_STEPS: u32 = 12;
 pub(crate) const DOACROSS_STEPS: [u32; 3] = [8, 8, 8];
-pub(crate) const SEMAPHORE_STEPS: u32 = 8;
+pub(crate) const SEMAPHORE_STEPS: u32 = 12;
 /// Bodies to make an item and to consume one: a post or a wait on a
 /// semaphore is a system call (about a microsecond), which would
 /// otherwise outweigh the probes.
-pub(crate) const SEMAPHORE_BATCH: u64 = 32;
+pub(crate) const SEMAPHORE_BATCH: u64 = 128;
 /// Slots of each producer-consumer channel.
 pub(crate) const SEMAPHORE_SLOTS: usize = 4;
 

@@ -340,8 +340,8 @@ pub static KERNELS: [Kernel; 7] = [
         description: "one producer, the other threads consumers, each through a \
                       ring of 4 slots guarded by two counting semaphores",
         size_doc: "n: items; passes: repetitions",
-        test: Size { n: 200, passes: 2 },
-        bench: Size { n: 4000, passes: 2 },
+        test: Size { n: 50, passes: 2 },
+        bench: Size { n: 1000, passes: 2 },
         prepare: kernels::semaphore,
         expected: |r| Expected {
             bodies: 2 * passes(r) * n(r) * kernels::SEMAPHORE_BATCH,
