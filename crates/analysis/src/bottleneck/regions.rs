@@ -34,7 +34,7 @@ impl Table {
     pub fn new(exp: &Experiment) -> Table {
         let mut regions = vec![
             Info {
-                name: "-".into(),
+                name: "(outside regions)".into(),
                 kind: RegionKind::User,
                 source: None,
             },

@@ -73,6 +73,9 @@ pub struct Arrival {
     /// Work since the previous collective: largest (ns, location), sum ns.
     work_max: (u64, u32),
     work_sum: u64,
+    /// Latest end of set-up (MPI_Init) of a location that came straight
+    /// from it.
+    setup: f64,
 }
 
 /// A value on the board.
@@ -81,6 +84,7 @@ pub enum Val {
     Send {
         t: f64,
         loc: u32,
+        setup: f64,
         chain: Option<Arc<Chain>>,
     },
     Back {
@@ -92,6 +96,7 @@ pub enum Val {
     Post {
         t: f64,
         loc: u32,
+        setup: f64,
         readers: u32,
         chain: Option<Arc<Chain>>,
     },
@@ -123,6 +128,7 @@ pub fn combine(a: &mut Val, b: &Val) {
                 x.work_max = y.work_max;
             }
             x.work_sum += y.work_sum;
+            x.setup = x.setup.max(y.setup);
         }
         (Val::Fb { wait_ns: x }, Val::Fb { wait_ns: y }) => *x += y,
         _ => {}
@@ -305,6 +311,10 @@ pub struct LocPass<'a> {
     recv_seq: HashMap<(u64, u32, u32), u64>,
     coll_seq: HashMap<u64, u64>,
     lock_request: Option<f64>,
+    /// Its start, or the end of its last set-up region (MPI_Init), until
+    /// it synchronized with others in time (a receive, a collective, a
+    /// wait for a partner; a free lock or a post does not).
+    setup_end: f64,
     activity: u64,
     seen_barrier: bool,
     last_coll_end: Option<f64>,
@@ -324,6 +334,22 @@ fn next<K: std::hash::Hash + Eq>(m: &mut HashMap<K, u64>, k: K) -> u64 {
     let c = m.entry(k).or_insert(0);
     *c += 1;
     *c - 1
+}
+
+/// Waiting of an event entered at `enter` and done at `done` for a partner
+/// that got there at `partner`, without the part due to the partner's
+/// start or set-up (thread start, MPI_Init) ending late, if it came
+/// straight from it: start-up skew is not a bottleneck of the program.
+/// If this location is still starting too (`mine`), the skew is the
+/// difference of the two starts.
+fn waiting(enter: f64, partner: f64, done: f64, setup: f64, mine: f64) -> f64 {
+    let end = partner.min(done);
+    let skew = if mine.is_finite() {
+        setup - mine
+    } else {
+        setup.min(end) - enter
+    };
+    (end - enter - skew.max(0.0)).max(0.0)
 }
 
 fn ns_u64(v: f64) -> u64 {
@@ -372,6 +398,7 @@ impl<'a> LocPass<'a> {
             recv_seq: HashMap::new(),
             coll_seq: HashMap::new(),
             lock_request: None,
+            setup_end: f64::NEG_INFINITY,
             activity: 0,
             seen_barrier: false,
             last_coll_end: None,
@@ -453,7 +480,9 @@ impl<'a> LocPass<'a> {
     /// The time since the previous event belongs to the innermost region.
     fn account(&mut self, t: f64) {
         let Some(p) = self.prev else {
+            // A location that has not synchronized yet is still starting.
             self.res.first = Some(t);
+            self.setup_end = t;
             return;
         };
         let dt = t - p;
@@ -488,6 +517,7 @@ impl<'a> LocPass<'a> {
         if ns <= 0.0 {
             return;
         }
+        self.setup_end = f64::NEG_INFINITY;
         self.res
             .waits
             .entry((pattern, path))
@@ -531,6 +561,7 @@ impl<'a> LocPass<'a> {
                     Val::Send {
                         t: enter,
                         loc: me,
+                        setup: self.setup_end,
                         chain,
                     },
                     1,
@@ -596,6 +627,7 @@ impl<'a> LocPass<'a> {
                         ranks: (rank, rank),
                         work_max: (ns_u64(work), me),
                         work_sum: ns_u64(work),
+                        setup: self.setup_end,
                     };
                     board.contribute(Key::Coll(comm, seq), Val::Arr(Box::new(arrival)), n, n);
                     self.need = Some(Need::Coll {
@@ -628,6 +660,7 @@ impl<'a> LocPass<'a> {
                     Val::Post {
                         t,
                         loc: me,
+                        setup: self.setup_end,
                         readers,
                         chain,
                     },
@@ -674,10 +707,11 @@ impl<'a> LocPass<'a> {
                 Val::Send {
                     t: s,
                     loc: src,
+                    setup,
                     chain,
                 },
             ) => {
-                let wait = (s.min(t) - enter).max(0.0);
+                let wait = waiting(enter, s, t, setup, self.setup_end);
                 if wait > 0.0 {
                     self.record(Pattern::LateSender, path, wait, Some(src));
                     self.cp.adopt(chain);
@@ -705,6 +739,7 @@ impl<'a> LocPass<'a> {
                     }
                     self.ring.push_back((s, path, src, wait));
                 }
+                self.setup_end = f64::NEG_INFINITY;
                 board.post(
                     back,
                     Val::Back {
@@ -740,7 +775,7 @@ impl<'a> LocPass<'a> {
                 };
                 let mut wait = 0.0;
                 if let Some((pattern, Some((tl, culprit)))) = pattern_wait {
-                    wait = (tl.min(t) - enter).max(0.0);
+                    wait = waiting(enter, tl, t, a.setup, self.setup_end);
                     if culprit != me {
                         self.record(pattern, path, wait, Some(culprit));
                     }
@@ -786,17 +821,20 @@ impl<'a> LocPass<'a> {
                 if op == CollectiveOp::Barrier {
                     // Redundant: no communication anywhere since the
                     // previous barrier, between processes.
+                    // What removing it saves is its own cost, not the
+                    // waiting, which would move to the next one.
                     if self.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
                         self.res
                             .waits
                             .entry((Pattern::RedundantBarrier, path))
                             .or_default()
-                            .add((t - enter).max(0.0), None);
+                            .add((t - enter - wait).max(0.0), None);
                     }
                     self.seen_barrier = true;
                     self.activity = 0;
                 }
                 self.last_coll_end = Some(t);
+                self.setup_end = f64::NEG_INFINITY;
             }
             (
                 Some(Need::Obj {
@@ -805,11 +843,12 @@ impl<'a> LocPass<'a> {
                 Val::Post {
                     t: p,
                     loc: src,
+                    setup,
                     readers,
                     chain,
                 },
             ) => {
-                let wait = (p.min(t) - enter).max(0.0);
+                let wait = waiting(enter, p, t, setup, self.setup_end);
                 if let Some(pattern) = pattern {
                     if pattern == Pattern::JoinWait {
                         self.join(enter, path, p, src, wait);
@@ -973,6 +1012,9 @@ impl<'a> LocPass<'a> {
                             e.0 += 1;
                             e.1 += t - f.enter;
                         }
+                    }
+                    if kind == RegionKind::Setup {
+                        self.setup_end = t;
                     }
                     if kind == RegionKind::ThreadJoin {
                         if let Some(j) = self.join.as_mut() {

@@ -1,0 +1,22 @@
+/* Late Receiver: rank 0 sends synchronously (MPI_Ssend) at once; rank 1
+ * computes 30 ms before each receive, so the send blocks. */
+#include <mpi.h>
+#include "../bn.h"
+
+int main(int argc, char **argv) {
+    int rank, x = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD); /* start together */
+    for (int i = 0; i < 10; i++) {
+        if (rank == 0) {
+            MPI_Ssend(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+            work_ms(1);
+        } else {
+            work_ms(30);
+            MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
