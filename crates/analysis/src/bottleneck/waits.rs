@@ -480,9 +480,7 @@ impl<'a> LocPass<'a> {
     /// The time since the previous event belongs to the innermost region.
     fn account(&mut self, t: f64) {
         let Some(p) = self.prev else {
-            // A location that has not synchronized yet is still starting.
             self.res.first = Some(t);
-            self.setup_end = t;
             return;
         };
         let dt = t - p;
@@ -641,6 +639,7 @@ impl<'a> LocPass<'a> {
                 }
             }
             LockRequest { .. } => self.lock_request = Some(t),
+            ThreadBegin { .. } => self.setup_end = t,
             Put { target, .. } | Get { target, .. } | Atomic { target, .. } => {
                 self.activity += 1;
                 if target == rank {
