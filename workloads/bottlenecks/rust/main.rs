@@ -1,0 +1,144 @@
+//! Ground-truth Rust programs with injected bottlenecks, measured by the
+//! `parallax` crate: `bottlenecks SCENARIO` with SCENARIO one of lock,
+//! barrier, value, join, clean (see the `rust_*.expect.json` next to this
+//! file for what each must produce).
+//!
+//! Injected work is sleeping, so that its length survives a machine shared
+//! by more threads than cores. Workers are numbered in creation order: the
+//! runtime numbers a thread at its first event, so each spawn waits until
+//! the new thread has recorded one.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parallax::sync::{Barrier, Mutex, SyncVar};
+
+static STARTED: AtomicUsize = AtomicUsize::new(0);
+
+fn work_ms(ms: u64) {
+    let _r = parallax::region!(User, "work");
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+/// Spawns `f` as the next numbered thread.
+fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> parallax::JoinHandle<T> {
+    let before = STARTED.load(Ordering::SeqCst);
+    let h = parallax::spawn(move || {
+        parallax::mark!("started", 0);
+        STARTED.fetch_add(1, Ordering::SeqCst);
+        f()
+    });
+    while STARTED.load(Ordering::SeqCst) == before {
+        std::thread::yield_now();
+    }
+    h
+}
+
+fn lock() {
+    let m = Arc::new(Mutex::new(0u64));
+    let go = Arc::new(Barrier::new(2));
+    let (m1, g1) = (m.clone(), go.clone());
+    let holder = spawn(move || {
+        g1.wait();
+        for _ in 0..10 {
+            let mut g = m1.lock().unwrap();
+            work_ms(30);
+            *g += 1;
+            drop(g);
+            work_ms(2);
+        }
+    });
+    let waiter = spawn(move || {
+        go.wait();
+        for _ in 0..10 {
+            work_ms(1);
+            *m.lock().unwrap() += 1;
+            work_ms(1);
+        }
+    });
+    holder.join().unwrap();
+    waiter.join().unwrap();
+}
+
+fn barrier() {
+    let b = Arc::new(Barrier::new(4));
+    let hs: Vec<_> = (1..=4u64)
+        .map(|id| {
+            let b = b.clone();
+            spawn(move || {
+                for _ in 0..10 {
+                    work_ms(if id == 2 { 25 } else { 5 });
+                    b.wait();
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
+fn value() {
+    let v = Arc::new(SyncVar::new());
+    let v1 = v.clone();
+    let producer = spawn(move || {
+        for i in 1..=10 {
+            work_ms(30);
+            v1.advance(i);
+        }
+    });
+    let consumer = spawn(move || {
+        for i in 1..=10 {
+            v.await_index(i);
+            work_ms(1);
+        }
+    });
+    producer.join().unwrap();
+    consumer.join().unwrap();
+}
+
+fn join() {
+    let hs: Vec<_> = (1..=4u64)
+        .map(|id| spawn(move || work_ms(if id == 3 { 250 } else { 50 })))
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
+fn clean() {
+    let b = Arc::new(Barrier::new(4));
+    let m = Arc::new(Mutex::new(0u64));
+    let hs: Vec<_> = (1..=4u64)
+        .map(|id| {
+            let (b, m) = (b.clone(), m.clone());
+            spawn(move || {
+                for _ in 0..10 {
+                    work_ms(10);
+                    *m.lock().unwrap() += id;
+                    b.wait();
+                }
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
+fn main() {
+    let scenario = std::env::args().nth(1).unwrap_or_default();
+    match scenario.as_str() {
+        "lock" => lock(),
+        "barrier" => barrier(),
+        "value" => value(),
+        "join" => join(),
+        "clean" => clean(),
+        _ => {
+            eprintln!("usage: bottlenecks lock|barrier|value|join|clean");
+            std::process::exit(2);
+        }
+    }
+    parallax::finish();
+}
