@@ -4,6 +4,7 @@
 //! region enter+leave pair in Parallax's modes against a minimal tracer
 //! (the floor) and against peer tracers, all in one process.
 
+mod detection;
 mod floor;
 mod machine;
 mod overhead;
@@ -26,12 +27,17 @@ enum Command {
     /// Cost per region enter+leave pair: floor, Parallax modes, peers,
     /// bytes per event and sustained trace throughput.
     Overhead(overhead::Args),
+    /// Bottleneck detection on the ground-truth programs of
+    /// workloads/bottlenecks: precision, recall and severity error per
+    /// pattern; with --scale, speed and memory on a synthetic trace.
+    Detection(detection::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Overhead(args) => overhead::main(&args),
+        Command::Detection(args) => detection::main(&args),
     };
     if let Err(e) = result {
         eprintln!("parallax-bench: {e}");

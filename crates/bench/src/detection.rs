@@ -1,0 +1,548 @@
+//! `parallax-bench detection`: how well the bottleneck analysis finds what
+//! the ground-truth programs of workloads/bottlenecks inject, and how fast
+//! it runs.
+//!
+//! Every `*.expect.json` there names a program (C+MPI, C+pthreads, or a
+//! scenario of the Rust `bottlenecks` binary) and the findings it must
+//! produce: pattern, location, culprit and, where the injection fixes it,
+//! the severity. Each program is built, measured with `parallax run`,
+//! analysed, and its findings matched: a finding is right if an expected
+//! one has its pattern and location (and the expected culprit is among
+//! its culprits); an expected finding is found if some finding is right
+//! for it. Per pattern: precision (right findings / findings), recall
+//! (found / expected) and the median relative error of the severity (the
+//! matching findings' sum against the expected value).
+//!
+//! `--scale EVENTS` instead writes a synthetic MPI-like trace of that many
+//! events, streaming, and analyses it in child processes with one and two
+//! threads: events per second, peak memory, speedup, and whether the two
+//! reports are identical.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use parallax_analysis::bottleneck::{self, Config, Finding, Pattern};
+use parallax_analysis::executor::Executor;
+use parallax_model::defs::{ClockSource, Def, Mode, ProcessInfo};
+use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
+use parallax_model::experiment::{self, EventWriter, Experiment};
+use parallax_model::region::RegionKind;
+
+/// Options of `detection`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Args {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Only programs whose file name contains this.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Keep the experiments in this directory.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+    /// Measure speed and memory on a synthetic trace of this many events.
+    #[arg(long)]
+    pub scale: Option<u64>,
+    /// Where the synthetic trace goes (default: a temporary directory,
+    /// removed afterwards).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Analyse DIR once with this many threads and print figures
+    /// (used by --scale in child processes).
+    #[arg(long, hide = true)]
+    pub analyze_only: Option<usize>,
+}
+
+pub fn main(a: &Args) -> Result<(), String> {
+    if let Some(threads) = a.analyze_only {
+        let dir = a.dir.clone().ok_or("--analyze-only needs --dir")?;
+        return analyze_only(&dir, threads);
+    }
+    if let Some(n) = a.scale {
+        return scale(a, n);
+    }
+    suite(a)
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let o = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    Ok(())
+}
+
+/// One expected finding.
+#[derive(Debug, Clone)]
+struct Expected {
+    pattern: String,
+    at: (u32, u32),
+    culprit: Option<(u32, u32)>,
+    severity: Option<f64>,
+}
+
+fn at_of(v: &Value) -> Option<(u32, u32)> {
+    Some((
+        v.get("rank")?.as_u64()? as u32,
+        v.get("thread")?.as_u64()? as u32,
+    ))
+}
+
+fn expected(v: &Value) -> Vec<Expected> {
+    v.get("findings")
+        .and_then(Value::as_array)
+        .map(|fs| {
+            fs.iter()
+                .filter_map(|f| {
+                    Some(Expected {
+                        pattern: f.get("pattern")?.as_str()?.to_string(),
+                        at: at_of(f)?,
+                        culprit: f.get("culprit").and_then(at_of),
+                        severity: f.get("severity_s").and_then(Value::as_f64),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn matches(e: &Expected, f: &Finding) -> bool {
+    f.pattern.name() == e.pattern
+        && (f.at.rank, f.at.thread) == e.at
+        && e.culprit
+            .is_none_or(|c| f.culprits.iter().any(|x| (x.at.rank, x.at.thread) == c))
+}
+
+#[derive(Default)]
+struct Tally {
+    findings: u64,
+    right: u64,
+    expected: u64,
+    found: u64,
+    errors: Vec<f64>,
+}
+
+/// Builds a program and measures it into `out`.
+fn measure(spec: &Path, v: &Value, build: &Path, out: &Path) -> Result<(), String> {
+    let ws = workspace();
+    let parallax = ws.join("target/release/parallax");
+    let stem = spec
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".expect.json"))
+        .ok_or("bad expect file name")?;
+    let dir = spec.parent().ok_or("no parent")?;
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut cmd = Command::new(&parallax);
+    cmd.args(["run", "--mode", "trace", "--no-report", "--out"])
+        .arg(out)
+        .arg("--");
+    let bin = build.join(format!("{kind}_{stem}"));
+    match kind {
+        "mpi" => {
+            run(Command::new("mpicc")
+                .arg("-O1")
+                .arg("-o")
+                .arg(&bin)
+                .arg(dir.join(format!("{stem}.c"))))?;
+            let ranks = v.get("ranks").and_then(Value::as_u64).unwrap_or(2);
+            cmd.args(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np"])
+                .arg(ranks.to_string())
+                .arg(&bin);
+        }
+        "pthreads" => {
+            run(Command::new("cc")
+                .args(["-O1", "-pthread", "-o"])
+                .arg(&bin)
+                .arg(dir.join(format!("{stem}.c"))))?;
+            cmd.arg(&bin);
+        }
+        "rust" => {
+            cmd.arg(ws.join("target/release/bottlenecks"));
+            for a in v
+                .get("args")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                cmd.arg(a.as_str().unwrap_or(""));
+            }
+        }
+        k => return Err(format!("{}: unknown kind {k:?}", spec.display())),
+    }
+    run(&mut cmd)
+}
+
+fn suite(a: &Args) -> Result<(), String> {
+    let ws = workspace();
+    run(Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "parallax-cli",
+            "-p",
+            "parallax-preload",
+            "-p",
+            "parallax-workloads",
+            "--bin",
+            "parallax",
+            "--bin",
+            "bottlenecks",
+            "--lib",
+        ])
+        .current_dir(&ws))?;
+    let root = ws.join("workloads/bottlenecks");
+    let mut specs = Vec::new();
+    for sub in ["mpi", "pthreads", "rust"] {
+        let Ok(rd) = std::fs::read_dir(root.join(sub)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            let name = p.to_string_lossy().to_string();
+            if name.ends_with(".expect.json")
+                && a.only.as_ref().is_none_or(|o| name.contains(o.as_str()))
+            {
+                specs.push(p);
+            }
+        }
+    }
+    specs.sort();
+    let tmp = std::env::temp_dir().join(format!("parallax-detection-{}", std::process::id()));
+    let keep = a.keep.clone().unwrap_or_else(|| tmp.join("exp"));
+    let build = tmp.join("bin");
+    std::fs::create_dir_all(&build).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&keep).map_err(|e| e.to_string())?;
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut programs = Vec::new();
+    for spec in &specs {
+        let text = std::fs::read_to_string(spec).map_err(|e| e.to_string())?;
+        let v: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", spec.display()))?;
+        let rel = spec
+            .strip_prefix(&root)
+            .unwrap_or(spec)
+            .display()
+            .to_string();
+        let out = keep.join(rel.replace(['/', '.'], "_"));
+        let _ = std::fs::remove_dir_all(&out);
+        measure(spec, &v, &build, &out)?;
+        let exp = Experiment::open(&out).map_err(|e| e.to_string())?;
+        let rep = bottleneck::analyze(&exp, &Config::default(), Executor::Sequential)
+            .map_err(|e| e.to_string())?;
+        let exp_f = expected(&v);
+        let mut wrong = Vec::new();
+        for f in &rep.findings {
+            let t = tallies.entry(f.pattern.name().to_string()).or_default();
+            t.findings += 1;
+            if exp_f.iter().any(|e| matches(e, f)) {
+                t.right += 1;
+            } else {
+                wrong.push(format!(
+                    "{} at {}/{} ({:.3} s)",
+                    f.pattern.name(),
+                    f.at.rank,
+                    f.at.thread,
+                    f.severity_s
+                ));
+            }
+        }
+        let mut missed = Vec::new();
+        for e in &exp_f {
+            let t = tallies.entry(e.pattern.clone()).or_default();
+            t.expected += 1;
+            let hits: Vec<&Finding> = rep.findings.iter().filter(|f| matches(e, f)).collect();
+            if hits.is_empty() {
+                missed.push(format!("{} at {}/{}", e.pattern, e.at.0, e.at.1));
+                continue;
+            }
+            t.found += 1;
+            if let Some(s) = e.severity {
+                let got: f64 = hits.iter().map(|f| f.severity_s).sum();
+                t.errors.push((got - s).abs() / s);
+            }
+        }
+        programs.push(json!({
+            "program": rel,
+            "findings": rep.findings.iter().map(|f| json!({
+                "pattern": f.pattern.name(), "rank": f.at.rank, "thread": f.at.thread,
+                "severity_s": f.severity_s,
+            })).collect::<Vec<_>>(),
+            "false": wrong,
+            "missed": missed,
+        }));
+        if !a.json {
+            eprintln!(
+                "{rel}: {} finding(s), {} false, {} missed",
+                rep.findings.len(),
+                wrong.len(),
+                missed.len()
+            );
+        }
+    }
+    if a.keep.is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let mut patterns = serde_json::Map::new();
+    for p in Pattern::ALL {
+        let t = tallies.remove(p.name()).unwrap_or_default();
+        let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
+        patterns.insert(
+            p.name().to_string(),
+            json!({
+                "precision": ratio(t.right, t.findings),
+                "recall": ratio(t.found, t.expected),
+                "severity_error": median(t.errors),
+                "findings": t.findings,
+                "expected": t.expected,
+            }),
+        );
+    }
+    let v = json!({"patterns": patterns, "programs": programs});
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!(
+            "{:<24} {:>9} {:>7} {:>9} {:>9}",
+            "pattern", "precision", "recall", "sev.err", "expected"
+        );
+        let f = |x: &Value| x.as_f64().map_or("-".to_string(), |x| format!("{x:.3}"));
+        for (k, x) in &patterns {
+            println!(
+                "{k:<24} {:>9} {:>7} {:>9} {:>9}",
+                f(&x["precision"]),
+                f(&x["recall"]),
+                f(&x["severity_error"]),
+                x["expected"]
+            );
+        }
+    }
+    Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+// === synthetic scale test ===
+
+/// Ranks of the synthetic trace.
+const RANKS: u32 = 4;
+
+/// Writes a synthetic trace of about `events` events: each rank computes
+/// (rank 1 a fifth longer), sends to the next rank, receives from the
+/// previous one, and every 16 steps joins a barrier. Streaming: memory
+/// does not grow with the trace.
+fn generate(dir: &Path, events: u64) -> Result<u64, String> {
+    let err = |e: parallax_model::Error| e.to_string();
+    let regions = [
+        (1, RegionKind::Function, "compute"),
+        (2, RegionKind::Send, "MPI_Send"),
+        (3, RegionKind::Recv, "MPI_Recv"),
+        (4, RegionKind::Barrier, "MPI_Barrier"),
+    ];
+    // 8 events a step, 4 more every 16th.
+    let steps = events / RANKS as u64 * 16 / (16 * 8 + 4);
+    let step_ns = 10_000u64;
+    let end = steps * step_ns + 1_000_000;
+    let mut total = 0;
+    for rank in 0..RANKS {
+        let pdir = dir.join(experiment::rank_dir(rank));
+        std::fs::create_dir_all(&pdir).map_err(|e| e.to_string())?;
+        let mut defs = vec![
+            Def::Process(ProcessInfo {
+                rank,
+                ranks: RANKS,
+                pid: 1 + rank,
+                host: "synthetic".into(),
+                program: "synthetic".into(),
+                args: Vec::new(),
+                start_unix_ns: 0,
+                mode: Mode::Trace,
+                version: env!("CARGO_PKG_VERSION").into(),
+            }),
+            Def::Clock {
+                source: ClockSource::Monotonic,
+                nominal_hz: 1e9,
+            },
+            Def::ClockSync {
+                tick: 0,
+                mono_ns: 0,
+                unix_ns: 0,
+            },
+            Def::ClockSync {
+                tick: end,
+                mono_ns: end,
+                unix_ns: end,
+            },
+        ];
+        for (id, kind, name) in regions {
+            defs.push(Def::Region {
+                id,
+                kind,
+                name: name.into(),
+                file: String::new(),
+                line: 0,
+            });
+        }
+        defs.push(Def::Location {
+            thread: 0,
+            name: String::new(),
+            os_tid: 0,
+        });
+        experiment::write_defs(&pdir, rank, &defs).map_err(err)?;
+        let mut w = EventWriter::create(&pdir.join(experiment::events_file(0)), rank, 0, 1 << 16)
+            .map_err(err)?;
+        let next = (rank + 1) % RANKS;
+        let prev = (rank + RANKS - 1) % RANKS;
+        let work = if rank == 1 { 6_000 } else { 5_000 };
+        let mut push = |time: u64, kind: EventKind| w.push(&Event { time, kind });
+        for s in 0..steps {
+            let t = 1_000_000 + s * step_ns;
+            push(t, EventKind::Enter { region: 1 }).map_err(err)?;
+            push(t + work, EventKind::Leave { region: 1 }).map_err(err)?;
+            push(t + 6_100, EventKind::Enter { region: 2 }).map_err(err)?;
+            let msg = EventKind::Send {
+                peer: next,
+                tag: 0,
+                comm: 0,
+                bytes: 64,
+            };
+            push(t + 6_150, msg).map_err(err)?;
+            push(t + 6_300, EventKind::Leave { region: 2 }).map_err(err)?;
+            push(t + 6_400, EventKind::Enter { region: 3 }).map_err(err)?;
+            let recv = EventKind::Recv {
+                peer: prev,
+                tag: 0,
+                comm: 0,
+                bytes: 64,
+            };
+            // The receive from rank 1 completes after its send.
+            let done = if prev == 1 { 7_400 } else { 6_600 };
+            push(t + done, recv).map_err(err)?;
+            push(t + done + 50, EventKind::Leave { region: 3 }).map_err(err)?;
+            total += 8;
+            if s % 16 == 15 {
+                push(t + 8_000, EventKind::Enter { region: 4 }).map_err(err)?;
+                push(t + 8_010, EventKind::CollectiveBegin).map_err(err)?;
+                let end = EventKind::CollectiveEnd {
+                    op: CollectiveOp::Barrier,
+                    comm: 0,
+                    root: NO_ROOT,
+                    sent: 0,
+                    received: 0,
+                };
+                push(t + 9_000, end).map_err(err)?;
+                push(t + 9_050, EventKind::Leave { region: 4 }).map_err(err)?;
+                total += 4;
+            }
+        }
+        w.finish().map_err(err)?;
+    }
+    Ok(total)
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn analyze_only(dir: &Path, threads: usize) -> Result<(), String> {
+    let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
+    let exec = if threads > 1 {
+        Executor::Threads(threads)
+    } else {
+        Executor::Sequential
+    };
+    let t = Instant::now();
+    let rep = bottleneck::analyze(&exp, &Config::default(), exec).map_err(|e| e.to_string())?;
+    let secs = t.elapsed().as_secs_f64();
+    // A digest of the whole report, to compare executors.
+    let text = format!("{rep:?}");
+    let digest = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    });
+    println!(
+        "{}",
+        json!({"events": rep.events, "seconds": secs, "peak_rss_kib": peak_rss_kib(),
+               "digest": format!("{digest:016x}"), "findings": rep.findings.len()})
+    );
+    Ok(())
+}
+
+fn scale(a: &Args, events: u64) -> Result<(), String> {
+    let tmp = std::env::temp_dir().join(format!("parallax-scale-{}", std::process::id()));
+    let dir = a.dir.clone().unwrap_or_else(|| tmp.clone());
+    if !dir.join(experiment::rank_dir(0)).is_dir() {
+        let t = Instant::now();
+        let n = generate(&dir, events)?;
+        eprintln!("wrote {n} events in {:.1} s", t.elapsed().as_secs_f64());
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut runs = Vec::new();
+    for threads in [1usize, 2] {
+        let o = Command::new(&exe)
+            .args(["detection", "--dir"])
+            .arg(&dir)
+            .args(["--analyze-only", &threads.to_string()])
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+        }
+        let v: Value = serde_json::from_slice(&o.stdout).map_err(|e| e.to_string())?;
+        runs.push(v);
+    }
+    if a.dir.is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    let s = |v: &Value| v["seconds"].as_f64().unwrap_or(f64::NAN);
+    let ev = runs[0]["events"].as_f64().unwrap_or(0.0);
+    let out = json!({
+        "events": runs[0]["events"],
+        "seconds_1": s(&runs[0]),
+        "seconds_2": s(&runs[1]),
+        "events_per_s_1": ev / s(&runs[0]),
+        "speedup_2": s(&runs[0]) / s(&runs[1]),
+        "peak_rss_mib_1": runs[0]["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,
+        "peak_rss_mib_2": runs[1]["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,
+        "identical": runs[0]["digest"] == runs[1]["digest"],
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+    );
+    Ok(())
+}
