@@ -195,12 +195,9 @@ pub fn experiment(
         let span = traces.iter().map(|t| t.end).max().unwrap_or(0).max(1);
         let visits: usize = traces.iter().map(|t| t.visits.len()).sum();
         let levels = timeline::levels(traces.len(), visits);
-        let progress = Progress::new("levels of detail", traces.len() as u64);
-        let rows = Executor::pool().map(traces.len(), |i| {
-            let r = timeline::row(&traces[i].visits, span, &levels);
-            progress.inc(1);
-            r
-        });
+        let progress = Progress::new("levels of detail", 0);
+        let rows: Vec<&[timeline::Visit]> = traces.iter().map(|t| t.visits.as_slice()).collect();
+        let mut layout = timeline::layout(&rows, span, &levels);
         drop(progress);
         let arrows = timeline::arrows(&traces);
         built.charts.span = span as f64;
@@ -232,10 +229,14 @@ pub fn experiment(
             .iter()
             .map(|l| format!("{}:{}", l.rank, l.thread))
             .collect();
-        json!({
-            "span": span, "levels": levels, "rows": rows, "labels": labels, "short": short, "loc": row_loc,
+        let mut v = json!({
+            "span": span, "levels": levels, "labels": labels, "short": short, "loc": row_loc,
             "arrows": arrows.encode(), "narrows": arrows.len(),
-        })
+        });
+        if let (Some(v), Some(l)) = (v.as_object_mut(), layout.as_object_mut()) {
+            v.append(l);
+        }
+        v
     };
 
     // Communication matrix by rank.

@@ -24,6 +24,8 @@ use super::pack::Columns;
 
 /// Visits per tile.
 pub const TILE: usize = 16_384;
+/// Long visits kept at hand per location, at most.
+const LONG_MAX: usize = 2048;
 /// Bin counts of the levels of detail, coarse to fine; a level is kept
 /// while locations × bins stays under [`LOD_BUDGET`].
 const LEVELS: [usize; 4] = [1024, 8192, 65_536, 524_288];
@@ -214,54 +216,87 @@ pub fn dominant(visits: &[Visit], span: u64, bins: usize) -> Vec<u32> {
     out
 }
 
-/// A location's row for the page: levels of detail, long visits, tiles.
-pub fn row(visits: &[Visit], span: u64, levels: &[usize]) -> Value {
+/// The timeline for the page: per level of detail one pack of every row's
+/// bins (row after row); the long visits of all rows in one pack (row
+/// after row, with per-row counts); the other visits of all rows in time
+/// tiles of [`TILE`] visits, each with its time range. Rows are `rows[i]`'s
+/// visits in start order.
+pub fn layout(rows: &[&[Visit]], span: u64, levels: &[usize]) -> Value {
+    let ex = parallax_analysis::executor::Executor::pool();
     let lod: Vec<String> = levels
         .iter()
         .map(|&b| {
+            let per = ex.map(rows.len(), |i| dominant(rows[i], span, b));
             let mut c = Columns::new(1);
-            for v in dominant(visits, span, b) {
-                c.push(&[v as u64]);
+            for v in per.iter().flatten() {
+                c.push(&[*v as u64]);
             }
             c.encode()
         })
         .collect();
-    let long_min = span / 2048;
-    let mut long = Columns::new(4);
-    let mut short: Vec<&Visit> = Vec::new();
-    for v in visits {
-        if v.end - v.start >= long_min.max(1) {
-            long.push(&[v.start, v.end - v.start, v.region as u64, v.depth as u64]);
-        } else {
-            short.push(v);
-        }
-    }
-    let tiles: Vec<Value> = short
-        .chunks(TILE)
-        .map(|chunk| {
-            let mut c = Columns::new(4);
-            let mut prev = 0;
-            let mut t1 = 0;
-            for v in chunk {
-                c.push(&[
-                    v.start - prev,
+    let mut long = Columns::new(5);
+    let mut long_count = Vec::with_capacity(rows.len());
+    let mut short: Vec<(u64, u64, u32, u32, u32)> = Vec::new();
+    for (r, visits) in rows.iter().enumerate() {
+        let min = long_min(visits, span);
+        let mut n = 0;
+        for v in visits.iter() {
+            if v.end - v.start >= min {
+                long.push(&[
+                    v.start,
                     v.end - v.start,
                     v.region as u64,
                     v.depth as u64,
+                    r as u64,
                 ]);
-                prev = v.start;
-                t1 = t1.max(v.end);
+                n += 1;
+            } else {
+                short.push((v.start, v.end, v.region, v.depth, r as u32));
             }
-            json!({"t0": chunk[0].start, "t1": t1, "n": chunk.len(), "data": c.encode()})
+        }
+        long_count.push(n);
+    }
+    // Stable: a parent, which starts no later than its child, stays first.
+    short.sort_by_key(|v| v.0);
+    let tiles: Vec<Value> = short
+        .chunks(TILE)
+        .map(|chunk| {
+            let mut c = Columns::new(5);
+            let mut prev = 0;
+            let mut t1 = 0;
+            for v in chunk {
+                c.push(&[v.0 - prev, v.1 - v.0, v.2 as u64, v.3 as u64, v.4 as u64]);
+                prev = v.0;
+                t1 = t1.max(v.1);
+            }
+            json!({"t0": chunk[0].0, "t1": t1, "n": chunk.len(), "data": c.encode()})
         })
         .collect();
     json!({
         "lod": lod,
         "long": long.encode(),
         "nlong": long.len(),
+        "long_count": long_count,
         "tiles": tiles,
-        "depth": visits.iter().map(|v| v.depth + 1).max().unwrap_or(0),
+        "depth": rows.iter().map(|v| v.iter().map(|x| x.depth + 1).max().unwrap_or(0)).collect::<Vec<_>>(),
     })
+}
+
+/// The shortest visit of `visits` kept as long: at least 1/2048 of the run,
+/// raised so that at most [`LONG_MAX`] are.
+fn long_min(visits: &[Visit], span: u64) -> u64 {
+    let min = (span / 2048).max(1);
+    let mut d: Vec<u64> = visits
+        .iter()
+        .map(|v| v.end - v.start)
+        .filter(|&d| d >= min)
+        .collect();
+    if d.len() <= LONG_MAX {
+        return min;
+    }
+    let k = d.len() - LONG_MAX;
+    let (_, nth, _) = d.select_nth_unstable(k);
+    *nth + 1
 }
 
 /// Pairs arrow ends across locations: (from loc, from ns, to loc, to ns,
@@ -319,6 +354,33 @@ mod tests {
         let visits = [v(0, 100, 0, 0), v(10, 40, 1, 1), v(60, 65, 2, 1)];
         assert_eq!(dominant(&visits, 100, 4), vec![2, 2, 1, 1]);
         assert_eq!(dominant(&visits, 200, 2), vec![1, 0]);
+    }
+
+    #[test]
+    fn long_visits_are_few() {
+        // 5000 short visits under one that spans the run.
+        let mut visits = vec![v(0, 1_000_000, 0, 0)];
+        visits.extend((0..5000).map(|i| v(i * 200, i * 200 + 100 + (i % 3), 1, 1)));
+        assert_eq!(long_min(&visits, 1_000_000), 488);
+        let r = layout(&[&visits], 1_000_000, &[1024]);
+        assert_eq!(r["nlong"], json!(1));
+        assert_eq!(r["long_count"], json!([1]));
+        let tiled: u64 = r["tiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["n"].as_u64().unwrap())
+            .sum();
+        assert_eq!(r["nlong"].as_u64().unwrap() + tiled, 5001);
+    }
+
+    #[test]
+    fn many_long_visits_are_capped() {
+        let visits: Vec<Visit> = (0..5000)
+            .map(|i| v(i * 200, i * 200 + 100 + i % 7, 1, 0))
+            .collect();
+        let min = long_min(&visits, 200_000);
+        assert!(visits.iter().filter(|x| x.end - x.start >= min).count() <= LONG_MAX);
     }
 
     #[test]

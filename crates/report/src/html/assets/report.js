@@ -261,12 +261,14 @@ class Timeline {
   constructor(d, title, shared) {
     this.d = d;
     this.t = d.timeline;
+    this.nrows = this.t.labels.length;
     this.view = shared || { t0: 0, t1: this.t.span, listeners: [] };
     this.view.listeners.push(() => this.draw());
-    this.lod = this.t.levels.map(() => new Array(this.t.rows.length));
-    this.lodPending = new Set();
-    this.long = new Array(this.t.rows.length);
-    this.tiles = this.t.rows.map(r => new Array(r.tiles.length));
+    this.lod = this.t.levels.map(() => null);
+    this.pending = new Map();
+    this.long = null;
+    this.longOff = [];
+    this.tiles = new Array(this.t.tiles.length);
     this.arrows = null;
     this.showArrows = true;
     this.highlight = null;
@@ -280,42 +282,55 @@ class Timeline {
 
   rowsLayout() {
     const h = this.canvas.height - 20;
-    const n = this.t.rows.length;
+    const n = this.nrows;
     const maxRows = Math.max(1, Math.floor(h / 4));
     const group = Math.ceil(n / maxRows);
     const shown = Math.ceil(n / group);
     return { group, shown, rowH: h / shown, top: 20 };
   }
 
-  async ensureLod(level, rows) {
-    const todo = rows.filter(r => !this.lod[level][r] && !this.lodPending.has(level + ':' + r));
-    if (!todo.length) return;
-    todo.forEach(r => this.lodPending.add(level + ':' + r));
-    await Promise.all(todo.map(async r => {
-      this.lod[level][r] = (await unpack(this.t.rows[r].lod[level])).cols[0];
-      this.lodPending.delete(level + ':' + r);
-    }));
+  // Unpacks `b64` once, whoever asks first.
+  once(key, b64) {
+    if (!this.pending.has(key)) this.pending.set(key, unpack(b64));
+    return this.pending.get(key);
   }
 
-  async ensureExact(rows, tileList) {
-    await Promise.all(rows.filter(r => !this.long[r]).map(async r => { this.long[r] = await unpack(this.t.rows[r].long); }));
-    await Promise.all(tileList.filter(([r, k]) => !this.tiles[r][k]).map(async ([r, k]) => {
-      const u = await unpack(this.t.rows[r].tiles[k].data);
-      const s = u.cols[0];
-      for (let i = 1; i < u.n; i++) s[i] += s[i - 1];
-      this.tiles[r][k] = u;
-    }));
+  async ensureLod(level) {
+    if (!this.lod[level]) this.lod[level] = (await this.once('lod' + level, this.t.lod[level])).cols[0];
   }
 
-  tilesInView(rows) {
-    const out = [];
+  async ensureLong() {
+    if (this.long) return;
+    const u = await this.once('long', this.t.long);
+    let o = 0;
+    this.longOff = this.t.long_count.map(c => { const x = o; o += c; return x; });
+    this.long = u;
+  }
+
+  longInView() {
+    const u = this.long;
     let n = 0;
-    for (const r of rows) {
-      this.t.rows[r].tiles.forEach((tile, k) => {
-        if (tile.t1 >= this.view.t0 && tile.t0 <= this.view.t1) { out.push([r, k]); n += tile.n; }
-      });
-    }
-    return { list: out, visits: n };
+    for (let i = 0; i < u.n; i++) if (u.cols[0][i] <= this.view.t1 && u.cols[0][i] + u.cols[1][i] >= this.view.t0) n++;
+    return n;
+  }
+
+  async ensureTiles(list) {
+    await Promise.all(list.filter(k => !this.tiles[k]).map(async k => {
+      const u = await this.once('tile' + k, this.t.tiles[k].data);
+      if (this.tiles[k]) return;
+      const st = u.cols[0];
+      for (let i = 1; i < u.n; i++) st[i] += st[i - 1];
+      this.tiles[k] = u;
+    }));
+  }
+
+  tilesInView() {
+    const list = [];
+    let visits = 0;
+    this.t.tiles.forEach((tile, k) => {
+      if (tile.t1 >= this.view.t0 && tile.t0 <= this.view.t1) { list.push(k); visits += tile.n; }
+    });
+    return { list, visits };
   }
 
   async draw() {
@@ -323,40 +338,44 @@ class Timeline {
     const w = cv.clientWidth || 1000;
     if (cv.width !== w) cv.width = w;
     const L = this.rowsLayout();
-    const all = this.t.rows.map((_, i) => i);
     const frac = (this.view.t1 - this.view.t0) / this.t.span;
-    const tv = this.tilesInView(all);
-    const inView = tv.visits + this.t.rows.reduce((s, r) => s + r.nlong, 0);
+    const tv = this.tilesInView();
+    let inView = tv.visits + this.t.nlong;
     // Single visits when there are few enough to draw and no level of
     // detail has a bin for every two pixels; a row of one location also
     // shows its visits when they are few anyway. Rows of many locations
     // keep the summary until no level is fine enough.
     const lodEnough = this.t.levels.some(b => b * frac >= w / 2);
+    if (!lodEnough && inView > 400000) {
+      // Long visits outside the view cost nothing to skip: count those in it.
+      await this.ensureLong();
+      inView = tv.visits + this.longInView();
+    }
     const exact = inView <= 400000 && (!lodEnough || (L.group === 1 && inView <= 20000));
     let level = this.t.levels.findIndex(b => b * frac >= w / 2);
     if (level < 0) level = this.t.levels.length - 1;
-    if (exact) await this.ensureExact(all, tv.list);
-    else await this.ensureLod(level, all);
+    if (exact) { await this.ensureLong(); await this.ensureTiles(tv.list); }
+    else await this.ensureLod(level);
     this.mode = exact ? 'visits' : 'level ' + level + ' (' + this.t.levels[level] + ' bins)';
-    this.paint(L, level, exact);
+    this.paint(L, level, exact, tv.list);
     this.drawn++;
   }
 
   x(t, w) { return (t - this.view.t0) / (this.view.t1 - this.view.t0) * w; }
 
-  paint(L, level, exact) {
+  paint(L, level, exact, tiles) {
     const cv = this.canvas, g = cv.getContext('2d'), w = cv.width;
-    g.clearRect(0, 0, w, cv.height);
     g.fillStyle = '#fff';
     g.fillRect(0, 0, w, cv.height);
     this.axis(g, w);
-    const n = this.t.rows.length;
-    for (let s = 0; s < L.shown; s++) {
-      const y = L.top + s * L.rowH;
-      const members = [];
-      for (let r = s * L.group; r < Math.min(n, (s + 1) * L.group); r++) members.push(r);
-      if (exact) this.paintVisits(g, members, y, L.rowH, w);
-      else this.paintBins(g, members, level, y, L.rowH, w);
+    const n = this.nrows;
+    if (exact) this.paintVisits(g, L, w, tiles);
+    else {
+      for (let s = 0; s < L.shown; s++) {
+        const members = [];
+        for (let r = s * L.group; r < Math.min(n, (s + 1) * L.group); r++) members.push(r);
+        this.paintBins(g, members, level, L.top + s * L.rowH, L.rowH, w);
+      }
     }
     if (this.showArrows && this.t.narrows > 0) this.paintArrows(g, L, w);
     if (this.highlight) {
@@ -401,10 +420,10 @@ class Timeline {
   paintBins(g, members, level, y, h, w) {
     const bins = this.t.levels[level];
     const span = this.t.span;
+    const lod = this.lod[level];
+    if (!lod) return;
     const b0 = Math.max(0, Math.floor(this.view.t0 / span * bins));
     const b1 = Math.min(bins - 1, Math.ceil(this.view.t1 / span * bins));
-    const arrays = members.map(r => this.lod[level][r]).filter(a => a);
-    if (!arrays.length) return;
     const count = new Map();
     let runStart = b0, runVal = -1;
     const flush = (end) => {
@@ -416,13 +435,13 @@ class Timeline {
     };
     for (let b = b0; b <= b1; b++) {
       let v;
-      if (arrays.length === 1) v = arrays[0][b];
+      if (members.length === 1) v = lod[members[0] * bins + b];
       else {
-        // A group of locations shows the region most of them are in.
+        // A row of many locations shows the region most of them are in.
         count.clear();
         let best = 0, bestN = 0;
-        for (const a of arrays) {
-          const x = a[b];
+        for (const r of members) {
+          const x = lod[r * bins + b];
           const c = (count.get(x) || 0) + 1;
           count.set(x, c);
           if (c > bestN || (c === bestN && x > 0 && best === 0)) { best = x; bestN = c; }
@@ -434,17 +453,18 @@ class Timeline {
     flush(b1 + 1);
   }
 
-  paintVisits(g, members, y, h, w) {
+  paintVisits(g, L, w, tiles) {
     const t0 = this.view.t0, t1 = this.view.t1;
-    const depth = Math.max(...members.map(r => this.t.rows[r].depth), 1);
-    const flame = members.length === 1 && h >= 36;
-    const lane = flame ? Math.max(3, (h - 1) / Math.min(depth, 16)) : h - 1;
-    const draw = (start, dur, region, dep) => {
+    const flame = L.group === 1 && L.rowH >= 36;
+    const draw = (start, dur, region, dep, row) => {
       const end = start + dur;
       if (end < t0 || start > t1) return;
+      const s = Math.floor(row / L.group);
+      const y = L.top + s * L.rowH;
       const x0 = this.x(start, w), x1 = this.x(end, w);
       g.fillStyle = regionColour(this.d, region);
       if (flame) {
+        const lane = Math.max(3, (L.rowH - 1) / Math.min(Math.max(this.t.depth[row], 1), 16));
         if (dep >= 16) return;
         g.fillRect(x0, y + dep * lane, Math.max(0.5, x1 - x0), lane - 1);
         if (x1 - x0 > 40 && lane >= 10) {
@@ -454,23 +474,23 @@ class Timeline {
           g.fillText(name.slice(0, Math.floor((x1 - x0) / 6)), Math.max(x0, 0) + 2, y + dep * lane + lane - 3);
         }
       } else {
-        g.fillRect(x0, y, Math.max(0.5, x1 - x0), Math.max(1, lane));
+        g.fillRect(x0, y, Math.max(0.5, x1 - x0), Math.max(1, L.rowH - 1));
       }
     };
-    for (const r of members) {
-      const L = this.long[r];
-      if (L) for (let i = 0; i < L.n; i++) draw(L.cols[0][i], L.cols[1][i], L.cols[2][i], L.cols[3][i]);
-      this.t.rows[r].tiles.forEach((tile, k) => {
-        const u = this.tiles[r][k];
-        if (!u || tile.t1 < t0 || tile.t0 > t1) return;
-        for (let i = 0; i < u.n; i++) draw(u.cols[0][i], u.cols[1][i], u.cols[2][i], u.cols[3][i]);
-      });
+    // Long visits first: a short visit is never a long one's parent, and
+    // within each list parents come before their children.
+    const u = this.long;
+    for (let i = 0; i < u.n; i++) draw(u.cols[0][i], u.cols[1][i], u.cols[2][i], u.cols[3][i], u.cols[4][i]);
+    for (const k of tiles) {
+      const v = this.tiles[k];
+      if (!v) continue;
+      for (let i = 0; i < v.n; i++) draw(v.cols[0][i], v.cols[1][i], v.cols[2][i], v.cols[3][i], v.cols[4][i]);
     }
   }
 
   async paintArrows(g, L, w) {
     if (!this.arrows) {
-      this.arrows = await unpack(this.t.arrows);
+      this.arrows = await this.once('arrows', this.t.arrows);
       this.draw();
       return;
     }
@@ -511,36 +531,34 @@ class Timeline {
       el('span', { class: 'dim' }, 'showing ' + this.mode));
   }
 
-  // The deepest visit under x on row `s`, or the bin's region.
+  // The deepest visit under x on display row `s`, or the bin's region.
   pick(px, py) {
     const L = this.rowsLayout();
     const s = Math.floor((py - L.top) / L.rowH);
     if (s < 0 || s >= L.shown) return null;
     const w = this.canvas.width;
     const t = this.view.t0 + px / w * (this.view.t1 - this.view.t0);
-    const rows = [];
-    for (let r = s * L.group; r < Math.min(this.t.rows.length, (s + 1) * L.group); r++) rows.push(r);
+    const r0 = s * L.group, r1 = Math.min(this.nrows, (s + 1) * L.group);
     let best = null;
-    for (const r of rows) {
-      const lists = [this.long[r], ...this.tiles[r]].filter(x => x);
-      for (const u of lists) {
-        for (let i = 0; i < u.n; i++) {
-          const a = u.cols[0][i], d = u.cols[1][i];
-          if (a <= t && t <= a + d && (!best || u.cols[3][i] > best.depth)) {
-            best = { row: r, start: a, dur: d, region: u.cols[2][i], depth: u.cols[3][i] };
-          }
+    const lists = [this.long, ...this.tiles].filter(x => x);
+    for (const u of lists) {
+      for (let i = 0; i < u.n; i++) {
+        const a = u.cols[0][i], d = u.cols[1][i], r = u.cols[4][i];
+        if (r >= r0 && r < r1 && a <= t && t <= a + d && (!best || u.cols[3][i] > best.depth)) {
+          best = { row: r, start: a, dur: d, region: u.cols[2][i], depth: u.cols[3][i] };
         }
       }
     }
-    if (best) return best;
+    if (best && this.mode === 'visits') return best;
     for (let k = this.t.levels.length - 1; k >= 0; k--) {
-      const a = this.lod[k][rows[0]];
+      const a = this.lod[k];
       if (a) {
-        const b = Math.min(this.t.levels[k] - 1, Math.floor(t / this.t.span * this.t.levels[k]));
-        return { row: rows[0], region: a[b] - 1, bin: true, t };
+        const bins = this.t.levels[k];
+        const b = Math.min(bins - 1, Math.floor(t / this.t.span * bins));
+        return { row: r0, region: a[r0 * bins + b] - 1, bin: true, t };
       }
     }
-    return null;
+    return best;
   }
 
   bind() {
@@ -607,7 +625,7 @@ function viewTimeline(sec) {
     el('button', { id: 'tl-out', onclick: () => tls[0].zoom(2) }, 'zoom out'),
     el('button', { id: 'tl-all', onclick: () => tls[0].setView(0, shared.t1) }, 'all'),
     el('label', {}, arrows, ' messages and thread hand-offs (' + MEAS.timeline.narrows + ')'),
-    el('span', { class: 'dim' }, MEAS.timeline.rows.length + ' locations; many locations share a row, showing the region most of them are in')));
+    el('span', { class: 'dim' }, MEAS.timeline.labels.length + ' locations; many locations share a row, showing the region most of them are in')));
   sec.append(legend);
   for (const t of tls) sec.append(t.box);
   sec.append(tls[0].info);
@@ -632,7 +650,7 @@ function viewSummary(sec) {
   if (s.wall_s != null) add('Wall time', fmtNs(s.wall_s * 1e9) + (s.status ? ' (' + s.status + ')' : ''));
   add('Probe cost', (s.probes || []).map(p => p.probe + ' ' + p.mean_ns.toFixed(1) + '±' + p.sd_ns.toFixed(1) + ' ns').join(', '));
   if (MEAS.concurrency) add('Concurrency', 'CEFF ' + (100 * MEAS.concurrency.ceff).toFixed(1) + '%, CAVG ' + MEAS.concurrency.cavg.toFixed(2) + ' of ' + MEAS.concurrency.locations + ' locations busy');
-  if (MEAS.timeline) add('Trace', MEAS.timeline.rows.length + ' traced locations over ' + fmtNs(MEAS.timeline.span) + ', ' + MEAS.timeline.narrows + ' arrows');
+  if (MEAS.timeline) add('Trace', MEAS.timeline.labels.length + ' traced locations over ' + fmtNs(MEAS.timeline.span) + ', ' + MEAS.timeline.narrows + ' arrows');
   if (s.unfinished) add('Note', s.unfinished + ' process(es) did not finish measuring cleanly');
   sec.append(el('h2', {}, 'Run'), kv);
   sec.append(el('h2', {}, 'Where the time went (all locations)'),
