@@ -73,7 +73,8 @@ pub enum Command {
     /// Run one read-only SQL statement (see docs/database.md for the
     /// schema and example queries).
     Query {
-        /// The statement.
+        /// The statement (`-` reads it from standard input).
+        #[arg(allow_hyphen_values = true)]
         sql: String,
         /// Print JSON (an array of objects).
         #[arg(long)]
@@ -119,10 +120,18 @@ fn path_of(a: &Args) -> anyhow::Result<PathBuf> {
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let path = path_of(&a)?;
     if let Command::Query { sql, json } = &a.command {
+        let sql = if sql == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .context("cannot read the statement from standard input")?;
+            s
+        } else {
+            sql.clone()
+        };
         // Opened once for writing first, so an older schema is migrated.
         drop(Db::open(&path)?);
         let db = Db::open_read_only(&path)?;
-        let (cols, rows) = db.query(sql)?;
+        let (cols, rows) = db.query(&sql)?;
         if *json {
             let v: Vec<_> = rows
                 .iter()
