@@ -12,7 +12,9 @@ packages=(build-essential pkg-config
     # mpi.h and shmem.h) and the tests that compile and run real C, C++,
     # Fortran, MPI and SHMEM programs: Open MPI with OSHMEM, gfortran, clang,
     # binutils' nm and objcopy (for the weak MPI symbols).
-    openmpi-bin libopenmpi-dev gfortran clang binutils)
+    openmpi-bin libopenmpi-dev gfortran clang binutils
+    # The HTML report's tests open it in headless Chromium.
+    chromium)
 
 missing=()
 for p in "${packages[@]}"; do
