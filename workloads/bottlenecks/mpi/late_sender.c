@@ -14,7 +14,6 @@ int main(int argc, char **argv) {
             MPI_Send(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
         } else {
             MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            work_ms(1);
         }
     }
     MPI_Finalize();

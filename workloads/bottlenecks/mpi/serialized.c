@@ -1,9 +1,9 @@
-/* Serialized transfers: rank 0 receives a 4 MiB block from every other
+/* Serialized transfers: rank 0 receives a 16 MiB block from every other
  * rank with blocking receives, one after another. */
 #include <mpi.h>
 #include <stdlib.h>
 
-#define N (1 << 19)
+#define N (1 << 21)
 
 int main(int argc, char **argv) {
     int rank, size;
@@ -17,7 +17,10 @@ int main(int argc, char **argv) {
             for (int src = 1; src < size; src++)
                 MPI_Recv(buf, N, MPI_DOUBLE, src, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
-            MPI_Send(buf, N, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+            /* Non-blocking, so that the senders do not wait in turn. */
+            MPI_Request r;
+            MPI_Isend(buf, N, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
     }
     MPI_Finalize();

@@ -10,7 +10,11 @@
 //! never hold: max/mean above `deviation_max`, or mean/min above
 //! `deviation_min`. A wait state found by the replay also passes when its
 //! waiting is at least `wait_share` of the time spent in the entry: the
-//! replay measured the waiting itself, which a profile cannot.
+//! replay measured the waiting itself, which a profile cannot. Waiting of
+//! less than `min_instance_wait_s` per instance on average is the jitter
+//! of the machine (scheduling, interrupts), however often it recurs; so is
+//! waiting at fewer than `min_instance_share` of an entry's visits (a
+//! location descheduled now and then).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -30,6 +34,10 @@ pub struct Config {
     pub deviation_min: f64,
     /// Waiting over entry time above which a wait state stands alone.
     pub wait_share: f64,
+    /// Least mean waiting per instance of a wait state, s.
+    pub min_instance_wait_s: f64,
+    /// Least share of an entry's visits that must wait.
+    pub min_instance_share: f64,
     /// Visits and mean time per visit that make an event frequent and
     /// short (s).
     pub frequent_count: u64,
@@ -52,6 +60,8 @@ impl Default for Config {
             deviation_max: 2.0,
             deviation_min: 2.0,
             wait_share: 0.5,
+            min_instance_wait_s: 20e-6,
+            min_instance_share: 0.005,
             frequent_count: 10_000,
             frequent_mean_s: 10e-6,
             imbalance_ratio: 1.1,

@@ -159,7 +159,16 @@ pub fn assemble(
             if pattern.is_wait_state() {
                 *waited.entry(path).or_insert(0.0) += agg.ns;
             }
-            if agg.ns < cx.bar_ns() {
+            // A redundant barrier is worth a finding when it recurs.
+            let bar = if pattern == Pattern::RedundantBarrier {
+                if agg.instances < 10 {
+                    continue;
+                }
+                cx.bar_ns()
+            } else {
+                cx.bar_ns()
+            };
+            if agg.ns < bar {
                 continue;
             }
             let mut culprits = agg.culprits.clone();
@@ -175,7 +184,9 @@ pub fn assemble(
                 };
                 let (method, flagged, expected) = filters::judge(cfg, kind.name(), n_locs, &e);
                 let replay = agg.ns >= cfg.wait_share * ps.incl;
-                if !flagged && !replay {
+                let jitter = agg.ns * NS < cfg.min_instance_wait_s * agg.instances as f64
+                    || (agg.instances as f64) < cfg.min_instance_share * ps.visits as f64;
+                if (!flagged && !replay) || jitter {
                     continue;
                 }
                 Some(Detection {
