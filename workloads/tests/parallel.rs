@@ -73,7 +73,8 @@ struct Tally {
 fn run_traced(dir: &PathBuf, threads: usize, distance: usize) -> Vec<Value> {
     let out = Command::new(env!("CARGO_BIN_EXE_parallel"))
         .args(["--scale", "test", "--level", "raw,full", "--reps", "1"])
-        .args(["--warmup", "0", "--threads", &threads.to_string()])
+        // Warm-up runs leave no visit of the kernel's region.
+        .args(["--warmup", "1", "--threads", &threads.to_string()])
         .args(["--distance", &distance.to_string()])
         .env("PARALLAX_MODE", "trace")
         .env("PARALLAX_OUT", dir)

@@ -12,8 +12,8 @@
 //!   kernel alternate, run by run;
 //! - `--threads`: threads per kernel, at least 2 (default 2);
 //! - `--reps`: timed runs per kernel and level (default 1);
-//! - `--warmup`: untimed `raw` runs before a kernel's timed runs (default
-//!   1);
+//! - `--warmup`: untimed `raw` runs before a kernel's timed runs, outside
+//!   the kernel's region (default 1);
 //! - `--scale`: preset sizes (default `bench`); `--n`, `--passes`
 //!   override them for every kernel chosen;
 //! - `--distance`: dependence distance of the DOACROSS kernels (default
@@ -166,7 +166,7 @@ fn main() -> ExitCode {
     let mut failed = false;
     for k in &args.kernels {
         for _ in 0..args.warmup {
-            k.run(&run_of(&args, k, Level::Raw));
+            k.warm_up(&run_of(&args, k, Level::Raw));
         }
         let mut reference = None;
         for rep in 0..args.reps {

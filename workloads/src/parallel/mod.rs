@@ -185,18 +185,32 @@ impl Kernel {
     ///
     /// With fewer than 2 threads, a distance of 0 or an empty size.
     pub fn run(&'static self, run: &Run) -> Outcome {
-        assert!(
-            run.threads >= 2 && run.distance >= 1 && run.size.n >= 1 && run.size.passes >= 1,
-            "{}: needs 2 or more threads, a distance and a size: {run:?}",
-            self.name
-        );
-        let work = (self.prepare)(run);
+        let work = self.prepare(run);
         let region = self.site.enter();
         let t0 = Instant::now();
         let checksum = work();
         let seconds = t0.elapsed().as_secs_f64();
         drop(region);
         Outcome { seconds, checksum }
+    }
+
+    /// Runs the kernel once outside its region (a warm-up that leaves no
+    /// visit of the kernel in a trace); returns the checksum.
+    ///
+    /// # Panics
+    ///
+    /// As [`Kernel::run`].
+    pub fn warm_up(&'static self, run: &Run) -> u64 {
+        self.prepare(run)()
+    }
+
+    fn prepare(&self, run: &Run) -> kernels::Work {
+        assert!(
+            run.threads >= 2 && run.distance >= 1 && run.size.n >= 1 && run.size.passes >= 1,
+            "{}: needs 2 or more threads, a distance and a size: {run:?}",
+            self.name
+        );
+        (self.prepare)(run)
     }
 }
 
