@@ -11,7 +11,7 @@ use std::process::Command;
 use parallax_model::event::{CollectiveOp, EventKind};
 use parallax_model::experiment::Experiment;
 use parallax_model::region::RegionKind;
-use parallax_workloads::parallel::{Expected, Level, Run, Scale, KERNELS};
+use parallax_workloads::parallel::{Expected, Level, Run, Scale, DOACROSS_STEPS, KERNELS};
 use serde_json::Value;
 
 fn tmp(name: &str) -> PathBuf {
@@ -34,6 +34,7 @@ fn checksums_agree_across_levels_and_runs() {
                         threads,
                         size: k.size(Scale::Test),
                         distance: 2,
+                        steps: [4, 12, 4],
                     };
                     k.run(&run).checksum
                 })
@@ -260,6 +261,7 @@ fn event_counts_are_exact_per_level() {
                 threads,
                 size: k.size(Scale::Test),
                 distance,
+                steps: DOACROSS_STEPS,
             };
             let expected = k.expected(&run);
             assert_eq!(full["bodies"], expected.bodies);

@@ -3,7 +3,7 @@
 //! ```text
 //! parallel [--kernels NAME,...|all] [--level raw,full|all] [--threads N]
 //!          [--reps N] [--warmup N] [--scale test|bench] [--n N]
-//!          [--passes N] [--distance D] [--list]
+//!          [--passes N] [--distance D] [--steps B1,B2,B3] [--list]
 //! ```
 //!
 //! - `--kernels`: kernel names (see `--list`), comma-separated, or `all`
@@ -17,11 +17,13 @@
 //! - `--scale`: preset sizes (default `bench`); `--n`, `--passes`
 //!   override them for every kernel chosen;
 //! - `--distance`: dependence distance of the DOACROSS kernels (default
-//!   1).
+//!   1);
+//! - `--steps`: grain steps of their bodies B1, B2, B3 (default 8,8,8;
+//!   a step is about 2.5 ns).
 //!
 //! Each line: `{"kernel":"reduction","level":"raw","threads":2,"rep":0,
-//! "n":2000,"passes":40,"distance":1,"seconds":s,"checksum":c,
-//! "bodies":b}` where `seconds` is the span of the `kernel:<name>`
+//! "n":2000,"passes":40,"distance":1,"steps":[8,8,8],"seconds":s,
+//! "checksum":c,"bodies":b}` where `seconds` is the span of the `kernel:<name>`
 //! region and `bodies` the loop bodies (body regions at `full`). What is
 //! recorded comes from the environment (`PARALLAX_MODE`, ...), read
 //! before the first kernel runs. The runner fails if two runs of a kernel
@@ -29,7 +31,9 @@
 
 use std::process::ExitCode;
 
-use parallax_workloads::parallel::{kernel, Kernel, Level, Run, Scale, Size, KERNELS};
+use parallax_workloads::parallel::{
+    kernel, Kernel, Level, Run, Scale, Size, DOACROSS_STEPS, KERNELS,
+};
 
 struct Args {
     kernels: Vec<&'static Kernel>,
@@ -41,12 +45,13 @@ struct Args {
     n: Option<usize>,
     passes: Option<usize>,
     distance: usize,
+    steps: [u32; 3],
     list: bool,
 }
 
 const USAGE: &str = "usage: parallel [--kernels NAME,...|all] [--level raw,full|all] \
 [--threads N] [--reps N] [--warmup N] [--scale test|bench] [--n N] [--passes N] \
-[--distance D] [--list]";
+[--distance D] [--steps B1,B2,B3] [--list]";
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args {
@@ -59,6 +64,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
         n: None,
         passes: None,
         distance: 1,
+        steps: DOACROSS_STEPS,
         list: false,
     };
     while let Some(flag) = it.next() {
@@ -87,6 +93,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             "--n" => a.n = Some(count(&value, 1)?),
             "--passes" => a.passes = Some(count(&value, 1)?),
             "--distance" => a.distance = count(&value, 1)?,
+            "--steps" => a.steps = parse_steps(&value)?,
             "--scale" => {
                 a.scale = Scale::parse(&value)
                     .ok_or_else(|| format!("--scale {value:?}: expected test or bench"))?
@@ -114,6 +121,15 @@ fn parse_kernels(s: &str) -> Result<Vec<&'static Kernel>, String> {
     Ok(out)
 }
 
+fn parse_steps(s: &str) -> Result<[u32; 3], String> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("--steps {s:?}: expected three numbers, B1,B2,B3"))?;
+    <[u32; 3]>::try_from(v).map_err(|_| format!("--steps {s:?}: expected three numbers, B1,B2,B3"))
+}
+
 fn parse_levels(s: &str) -> Result<Vec<Level>, String> {
     if s.trim() == "all" {
         return Ok(Level::ALL.to_vec());
@@ -139,6 +155,7 @@ fn run_of(a: &Args, k: &Kernel, level: Level) -> Run {
             passes: a.passes.unwrap_or(preset.passes),
         },
         distance: a.distance,
+        steps: a.steps,
     }
 }
 
@@ -185,7 +202,7 @@ fn main() -> ExitCode {
                 }
                 println!(
                     "{{\"kernel\":\"{}\",\"level\":\"{}\",\"threads\":{},\"rep\":{},\"n\":{},\
-                     \"passes\":{},\"distance\":{},\"seconds\":{:?},\"checksum\":{},\"bodies\":{}}}",
+                     \"passes\":{},\"distance\":{},\"steps\":{:?},\"seconds\":{:?},\"checksum\":{},\"bodies\":{}}}",
                     k.name,
                     level.name(),
                     run.threads,
@@ -193,6 +210,7 @@ fn main() -> ExitCode {
                     run.size.n,
                     run.size.passes,
                     run.distance,
+                    run.steps,
                     o.seconds,
                     o.checksum,
                     k.expected(&run).bodies
@@ -228,11 +246,14 @@ mod tests {
             ([Level::Full].as_slice(), 3)
         );
         assert_eq!(args("").unwrap().kernels.len(), KERNELS.len());
+        assert_eq!(args("--steps 4,40,4").unwrap().steps, [4, 40, 4]);
         for bad in [
             "--kernels nothing",
             "--level none",
             "--threads 1",
             "--distance 0",
+            "--steps 1,2",
+            "--steps 1,x,3",
             "--reps",
             "--frobnicate 2",
         ] {

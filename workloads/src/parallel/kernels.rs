@@ -241,7 +241,7 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
     let flags: Vec<Arc<Flags>> = (0..passes)
         .map(|_| Arc::new(Flags::new(level, n)))
         .collect();
-    let [s1, s2, s3] = DOACROSS_STEPS;
+    let [s1, s2, s3] = r.steps;
     Box::new(move || {
         let mut sum = 0u64;
         for (pass, flags) in flags.into_iter().enumerate() {

@@ -109,7 +109,15 @@ pub struct Run {
     pub size: Size,
     /// Dependence distance of the DOACROSS kernels (at least 1).
     pub distance: usize,
+    /// Grain steps (about 2.5 ns each) of the bodies B1, B2 and B3 of the
+    /// DOACROSS kernels, [`DOACROSS_STEPS`] unless a study varies them as
+    /// the thesis's FIXED-1 (B2 varied) and FIXED-2 (B1 and B3 varied)
+    /// sets do (§5.2.3, table 5.2).
+    pub steps: [u32; 3],
 }
+
+/// The grain steps of the DOACROSS bodies B1, B2 and B3 by default.
+pub const DOACROSS_STEPS: [u32; 3] = kernels::DOACROSS_STEPS;
 
 /// What one run gave.
 #[derive(Clone, Copy, Debug, PartialEq)]
