@@ -12,8 +12,12 @@ use parallax_analysis::executor::Executor;
 use parallax_analysis::profile::{ExperimentProfile, FlatRow, PathRow, Source, Times};
 use parallax_model::defs::Probe;
 use parallax_model::experiment::Experiment;
+use parallax_report::term::{Paint, Progress};
 
 use crate::fmt;
+
+/// Width of the text report.
+const WIDTH: usize = 100;
 
 /// Arguments of `parallax report`.
 #[derive(clap::Args, Debug)]
@@ -34,7 +38,10 @@ pub struct Args {
 pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     let exp = Experiment::open(&a.dir)
         .with_context(|| format!("cannot read the experiment {}", a.dir.display()))?;
+    // Profiles derived from a long trace take a while: a spinner says so.
+    let progress = Progress::new("reading profiles", 0);
     let prof = ExperimentProfile::load(&exp)?;
+    drop(progress);
     if a.json {
         crate::out(&(serde_json::to_string_pretty(&to_json(&exp, &prof))? + "\n"))?;
     } else {
@@ -43,30 +50,35 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// The whole report as text, at most `top` rows per table.
+/// The whole report as text, at most `top` rows per table and 100
+/// columns wide; coloured when stdout is a terminal.
 pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location: bool) -> String {
+    let paint = Paint::stdout();
     let mut s = String::new();
     summary(&mut s, exp, prof);
-    if let Some(c) = concurrency_of(exp) {
+    let progress = Progress::new("concurrency profile", 0);
+    let conc = concurrency_of(exp);
+    drop(progress);
+    if let Some(c) = conc {
         let hist: Vec<String> = (0..=c.locations)
             .filter(|&k| c.cu(k) >= 0.0005)
             .map(|k| format!("{k}: {:.1}%", 100.0 * c.cu(k)))
             .collect();
-        let _ = writeln!(
-            s,
-            "Concurrency CEFF {:.1}%, CAVG {:.2} of {} locations busy; time with k busy: {}",
+        let head = format!(
+            "Concurrency CEFF {:.1}%, CAVG {:.2} of {} locations busy; time with k busy:",
             100.0 * c.ceff(),
             c.cavg(),
             c.locations,
-            hist.join(", ")
         );
+        wrap(&mut s, &head, &hist, 12);
     }
     let _ = writeln!(
         s,
-        "\nFlat profile, all locations (sorted by exclusive time)"
+        "\n{}",
+        paint.bold("Flat profile, all locations (sorted by exclusive time)")
     );
-    flat_table(&mut s, &prof.flat_total(exp), top);
-    let _ = writeln!(s, "\nCall paths, all locations");
+    flat_table(&mut s, &paint, &prof.flat_total(exp), top);
+    let _ = writeln!(s, "\n{}", paint.bold("Call paths, all locations"));
     path_table(&mut s, &prof.paths_total(exp), top * 2);
     if per_location {
         for (i, l) in prof.locations.iter().enumerate() {
@@ -79,15 +91,40 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
                 Source::Runtime => "runtime profile",
                 Source::Trace => "derived from the trace",
             };
-            let _ = writeln!(s, "\nLocation {}:{}{} ({src})", l.rank, l.thread, name);
-            flat_table(&mut s, &prof.flat_location(exp, i), top);
+            let head = format!("Location {}:{}{}", l.rank, l.thread, name);
+            let _ = writeln!(
+                s,
+                "\n{} {}",
+                paint.bold(&head),
+                paint.dim(&format!("({src})"))
+            );
+            flat_table(&mut s, &paint, &prof.flat_location(exp, i), top);
             path_table(&mut s, &prof.paths_location(exp, i), top);
         }
     }
     for w in &prof.warnings {
-        let _ = writeln!(s, "\nwarning: {w}");
+        let _ = writeln!(s, "\n{} {}", paint.warn("warning:"), fmt::fit(w, WIDTH - 9));
     }
     s
+}
+
+/// `head` then `items` separated by commas, wrapped at [`WIDTH`] with
+/// continuation lines indented by `indent`.
+fn wrap(s: &mut String, head: &str, items: &[String], indent: usize) {
+    let mut line = head.to_string();
+    for (i, it) in items.iter().enumerate() {
+        let piece = if i + 1 < items.len() {
+            format!(" {it},")
+        } else {
+            format!(" {it}")
+        };
+        if line.chars().count() + piece.chars().count() > WIDTH {
+            let _ = writeln!(s, "{line}");
+            line = " ".repeat(indent - 1);
+        }
+        line.push_str(&piece);
+    }
+    let _ = writeln!(s, "{line}");
 }
 
 /// The concurrency profile, where the experiment has traces.
@@ -101,7 +138,7 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
     let _ = writeln!(
         s,
         "Experiment  {}\n            {} process{}, {} location{}",
-        exp.dir.display(),
+        fmt::fit(&exp.dir.display().to_string(), WIDTH - 12),
         exp.processes.len(),
         if exp.processes.len() == 1 { "" } else { "es" },
         nloc,
@@ -113,7 +150,7 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
             cmd.push(' ');
             cmd.push_str(a);
         }
-        let _ = writeln!(s, "Program     {}", fmt::fit(&cmd, 88));
+        let _ = writeln!(s, "Program     {}", fmt::fit(&cmd, WIDTH - 12));
         let _ = writeln!(
             s,
             "Mode        {} (Parallax {}, host {})",
@@ -128,7 +165,10 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
         .filter(|p| p.end_unix_ns.is_none())
         .count();
     if unfinished > 0 {
-        let _ = writeln!(s, "Note        {unfinished} process(es) did not finish measuring cleanly (crash or kill): data up to the last written block");
+        let _ = writeln!(
+            s,
+            "Note        {unfinished} process(es) did not finish measuring cleanly (crash or kill):\n            data up to the last written block"
+        );
     }
     if let Some(p) = exp.processes.first() {
         let ghz = 1.0 / p.clock.ns_per_tick;
@@ -140,7 +180,8 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
         }
         let _ = writeln!(s, "Clock       {:?}, {:.3} GHz", p.clock_source, ghz);
         if !costs.is_empty() {
-            let _ = writeln!(s, "Probe cost  {}(ns, measured at start)", costs);
+            let line = format!("{costs}(ns, at start)");
+            let _ = writeln!(s, "Probe cost  {}", fmt::fit(&line, WIDTH - 12));
         }
     }
     let wall: f64 = prof
@@ -157,13 +198,16 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
     let _ = writeln!(s, "Longest top-level region  {}", fmt::ns(wall));
 }
 
-fn flat_table(s: &mut String, rows: &[FlatRow], top: usize) {
+/// Columns: excl% 6, exclusive 10, inclusive 10, calls 11, mean 10, sd
+/// 10, kind 13, then the region in what is left of [`WIDTH`].
+fn flat_table(s: &mut String, paint: &Paint, rows: &[FlatRow], top: usize) {
+    const REGION: usize = WIDTH - 80;
     let total: f64 = rows.iter().map(|r| r.times.exclusive).sum();
-    let _ = writeln!(
-        s,
-        "  {:>6} {:>11} {:>11} {:>11} {:>11} {:>10}  {:<26} kind",
-        "excl%", "exclusive", "inclusive", "calls", "mean", "sd", "region"
+    let head = format!(
+        "  {:>6} {:>10} {:>10} {:>11} {:>10} {:>10}  {:<13} region",
+        "excl%", "exclusive", "inclusive", "calls", "mean", "sd", "kind"
     );
+    let _ = writeln!(s, "{}", paint.dim(&head));
     for r in rows.iter().take(top) {
         let t = &r.times;
         let pct = if total > 0.0 {
@@ -173,15 +217,15 @@ fn flat_table(s: &mut String, rows: &[FlatRow], top: usize) {
         };
         let _ = writeln!(
             s,
-            "  {:>5.1}% {:>11} {:>11} {:>11} {:>11} {:>10}  {:<26} {}",
-            pct,
+            "  {} {:>10} {:>10} {:>11} {:>10} {:>10}  {:<13} {}",
+            paint.share(pct, &format!("{pct:>5.1}%")),
             fmt::ns(t.exclusive),
             fmt::ns(t.inclusive),
             fmt::count(t.count),
             fmt::ns(t.mean()),
             fmt::ns(t.std_dev()),
-            fmt::fit(&r.region, 26),
-            r.kind.map_or("", |k| k.name())
+            r.kind.map_or("", |k| k.name()),
+            fmt::fit(&r.region, REGION)
         );
     }
     if rows.len() > top {
@@ -210,7 +254,7 @@ fn path_table(s: &mut String, rows: &[PathRow], top: usize) {
             fmt::count(r.times.count),
             r.locations,
             indent,
-            fmt::fit(name, 60usize.saturating_sub(indent.len()).max(12))
+            fmt::fit(name, (WIDTH - 45).saturating_sub(indent.len()).max(12))
         );
     }
     if rows.len() > top {

@@ -400,9 +400,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             let prof = if a.no_report {
                 None
             } else {
-                let prof = ExperimentProfile::load(&exp)?;
-                crate::out(&crate::report::text(&exp, &prof, 10, false))?;
-                Some(prof)
+                Some(ExperimentProfile::load(&exp)?)
             };
             let meta = parallax_db::RunMeta {
                 program: app_name.clone(),
@@ -412,7 +410,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 mpi: (launcher || job.is_some()).then(mpi_version).flatten(),
                 ..Default::default()
             };
+            // Recorded before the report, which a closed pipe cuts short.
             crate::db::record(&a.db, &exp, prof.as_ref(), Some(&target), meta);
+            if let Some(p) = &prof {
+                crate::out(&crate::report::text(&exp, p, 10, false))?;
+            }
             eprintln!(
                 "parallax: experiment in {} (`parallax report {}` for all locations)",
                 out.display(),

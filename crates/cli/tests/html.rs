@@ -370,3 +370,56 @@ fn bad_findings_file_is_a_clear_error() {
         stderr(&o)
     );
 }
+
+#[test]
+fn text_report_fits_100_columns_plain_in_a_pipe_coloured_when_asked() {
+    let d = tmp("report-width");
+    let exp = d.join("wide");
+    synth::mpi_like(&exp, 300, 5);
+    let plain = parallax()
+        .args(["report", "--total-only"])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    let text = common::stdout(&plain);
+    // 300 locations' concurrency histogram wraps instead of running on.
+    assert!(
+        text.contains("Concurrency CEFF") && text.contains("MPI_Barrier"),
+        "{text}"
+    );
+    for l in text.lines() {
+        assert!(
+            l.chars().count() <= 100,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+    assert!(!text.contains('\x1b'), "colour in a pipe");
+    let forced = parallax()
+        .args(["report", "--total-only"])
+        .arg(&exp)
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    let coloured = common::stdout(&forced);
+    assert!(coloured.contains("\x1b[1mFlat profile"), "{coloured}");
+    // Without the escapes it is the same text.
+    let stripped: String = {
+        let mut out = String::new();
+        let mut it = coloured.chars().peekable();
+        while let Some(c) = it.next() {
+            if c == '\x1b' {
+                for c in it.by_ref() {
+                    if c == 'm' {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    assert_eq!(stripped, text);
+}

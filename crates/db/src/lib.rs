@@ -201,11 +201,25 @@ impl Db {
         self.conn.busy_timeout(BUSY).map_err(|e| self.err(e))?;
         // Reading the header first: a file that is not a database fails
         // here, before anything is written to it.
-        self.version()?;
+        let v = self.version()?;
+        // WAL lets readers and one writer work at once, and stays set in
+        // the file; commits then need no fsync (synchronous = NORMAL), and
+        // leaving the checkpoint to a later writer (SQLite checkpoints by
+        // itself every 1000 pages) keeps recording a run off the disk's
+        // flush path.
+        if v < schema::VERSION {
+            self.conn
+                .execute_batch("PRAGMA journal_mode = WAL;")
+                .map_err(|e| self.err(e))?;
+        }
         self.conn
-            .execute_batch(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
             )
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             .map_err(|e| self.err(e))
     }
 
