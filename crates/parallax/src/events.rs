@@ -19,6 +19,17 @@ use crate::thread;
 /// Records `kind` on the calling thread. Returns whether it was recorded.
 #[inline(always)]
 pub fn record(kind: EventKind) -> bool {
+    record_with(kind, false)
+}
+
+/// Records a thread's first event (its begin), with the runtime's setting
+/// up of the thread bracketed after it (see `thread::first_event`).
+fn record_first(kind: EventKind) -> bool {
+    record_with(kind, true)
+}
+
+#[inline(always)]
+fn record_with(kind: EventKind, first: bool) -> bool {
     let f = FLAGS.load(Relaxed);
     if f == 0 {
         return false;
@@ -26,7 +37,16 @@ pub fn record(kind: EventKind) -> bool {
     if f & UNINIT != 0 {
         process::init_from_env();
     }
+    if first {
+        return thread::first_event(&kind);
+    }
     thread::with(|st| st.event(&kind)).is_some()
+}
+
+/// This thread is the one created with `token`: its first event, with the
+/// runtime's setting up of the thread recorded after it as its own work.
+pub fn thread_begin(token: u64) {
+    record_first(EventKind::ThreadBegin { token });
 }
 
 /// A blocking send of `bytes` to `peer` with `tag` on communicator `comm`.

@@ -47,7 +47,7 @@ where
     }
     let inner = b
         .spawn(move || {
-            record(EventKind::ThreadBegin { token });
+            crate::events::thread_begin(token);
             let r = f();
             record(EventKind::ThreadEnd { token });
             r

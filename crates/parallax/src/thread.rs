@@ -196,6 +196,16 @@ impl ThreadState {
         }
     }
 
+    /// Records `kind` at tick `t` (no earlier than the last record).
+    fn event_at(&mut self, t: u64, kind: &EventKind) {
+        let p = self.room();
+        let t = t.max(self.last);
+        // Safety: as in `enter`.
+        let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
+        self.pos.store(p, Release);
+        self.last = t;
+    }
+
     /// The write position, after taking the cold path if the buffer has no
     /// room for a record or the state was closed from outside.
     #[inline(always)]
@@ -324,7 +334,30 @@ impl ThreadState {
         }
         if !self.closed.load(Relaxed) {
             if self.traces() {
+                // The last write is the runtime's own work too: bracket it
+                // (a second, small block holds its end) unless there is no
+                // room left or the process is crashing.
+                let p = self.pos.load(Relaxed);
+                let mark = !crash && self.fd >= 0 && p <= self.limit.load(Relaxed);
+                let t0 = clock::now().max(self.last);
+                if mark {
+                    // Safety: `p` is within the limit, RESERVE is after it.
+                    let p =
+                        unsafe { evcodec::put_event(p, t0 - self.last, &EventKind::FlushBegin) };
+                    self.pos.store(p, Release);
+                    self.last = t0;
+                }
                 self.write_block();
+                if mark {
+                    self.rewind(t0);
+                    let t1 = clock::now().max(t0);
+                    let p = self.pos.load(Relaxed);
+                    // Safety: the buffer was just emptied.
+                    let p = unsafe { evcodec::put_event(p, t1 - t0, &EventKind::FlushEnd) };
+                    self.pos.store(p, Release);
+                    self.last = t1;
+                    self.write_block();
+                }
             }
             if self.profiles() {
                 process::write_profile(self, crash);
@@ -396,6 +429,26 @@ fn attach(p: *mut ThreadState) -> Option<*mut ThreadState> {
     // Register the exit hook; ignore threads whose destructors already ran.
     let _ = EXIT.try_with(|_| ());
     Some(st)
+}
+
+/// Records `kind`, a thread's first event, at the time the thread asked
+/// for it; if the thread had no state yet, the runtime's setting it up
+/// (a buffer, an event file, a signal stack) follows as a flush interval,
+/// which analyses remove like any other of the runtime's own work.
+pub(crate) fn first_event(kind: &EventKind) -> bool {
+    let t0 = clock::now();
+    let fresh = STATE.with(|s| s.get()).is_null();
+    with(|st| {
+        if fresh && st.traces() && st.pending() == 0 && t0 <= st.last {
+            st.rewind(t0);
+            st.event_at(t0, kind);
+            st.event_at(t0, &EventKind::FlushBegin);
+            st.event(&EventKind::FlushEnd);
+        } else {
+            st.event(kind);
+        }
+    })
+    .is_some()
 }
 
 /// Gives a state from the pool (or a new one) to the calling thread.

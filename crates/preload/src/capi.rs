@@ -167,8 +167,12 @@ pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Opti
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
-    if let Some(k) = event(code, a, b, c, d, e) {
-        events::record(k);
+    match event(code, a, b, c, d, e) {
+        Some(EventKind::ThreadBegin { token }) => events::thread_begin(token),
+        Some(k) => {
+            events::record(k);
+        }
+        None => {}
     }
 }
 
