@@ -4,6 +4,7 @@
 //! region enter+leave pair in Parallax's modes against a minimal tracer
 //! (the floor) and against peer tracers, all in one process.
 
+mod accuracy;
 mod detection;
 mod floor;
 mod machine;
@@ -31,6 +32,10 @@ enum Command {
     /// workloads/bottlenecks: precision, recall and severity error per
     /// pattern; with --scale, speed and memory on a synthetic trace.
     Detection(detection::Args),
+    /// Compensation against probe-free runs: T, T_m and T_a of the
+    /// Livermore kernels (Rust and C) and of parallel kernels on threads
+    /// and MPI ranks.
+    Accuracy(accuracy::Args),
 }
 
 fn main() {
@@ -38,6 +43,7 @@ fn main() {
     let result = match cli.command {
         Command::Overhead(args) => overhead::main(&args),
         Command::Detection(args) => detection::main(&args),
+        Command::Accuracy(args) => accuracy::main(&args),
     };
     if let Err(e) = result {
         eprintln!("parallax-bench: {e}");

@@ -1,0 +1,569 @@
+//! `parallax-bench accuracy`: perturbation compensation judged against
+//! the run without probes, as Malony's thesis judged it (ch. 3 and 5).
+//!
+//! Every kernel of the workloads folder runs at two levels:
+//!
+//! - raw: probes only where the kernel begins and ends (sequential
+//!   kernels), or no probes at all (parallel kernels; the program times
+//!   itself): the reference time T;
+//! - full: a probe around every loop body and on every synchronization:
+//!   the measured time T_m, the span of the kernel's region in the trace.
+//!
+//! The full experiment is then compensated and the kernel region's span in
+//! the approximated trace is T_a. Each figure is the median over the
+//! repetitions; the error of a kernel is T_a/T - 1 (and T_m/T - 1
+//! uncompensated).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Serialize;
+
+use parallax_analysis::compensate::{self, Options};
+use parallax_analysis::executor::Executor;
+use parallax_analysis::trace;
+use parallax_model::event::EventKind;
+use parallax_model::experiment::Experiment;
+
+use crate::stats::{median, round};
+
+/// Arguments of `accuracy`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Repetitions of each kernel and level.
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Suites to run: rust (Livermore in Rust), c (Livermore in C),
+    /// threads (parallel Rust kernels), mpi (parallel MPI kernels).
+    #[arg(long, value_delimiter = ',', default_value = "rust,c,threads,mpi")]
+    pub suites: Vec<String>,
+    /// Thread counts of the parallel thread kernels.
+    #[arg(long, value_delimiter = ',', default_value = "2,4")]
+    pub threads: Vec<usize>,
+    /// Rank counts of the MPI kernels.
+    #[arg(long, value_delimiter = ',', default_value = "2,4")]
+    pub ranks: Vec<usize>,
+    /// Small sizes (a check that everything runs, not a measurement).
+    #[arg(long)]
+    pub quick: bool,
+    /// Where experiments are written [default: a temporary directory,
+    /// removed at the end].
+    #[arg(long)]
+    pub work: Option<PathBuf>,
+}
+
+/// One kernel's figures, seconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Kernel {
+    pub name: String,
+    /// `sequential` or `parallel`.
+    pub kind: &'static str,
+    /// Suite it came from.
+    pub suite: String,
+    /// Threads or ranks (1 for sequential kernels).
+    pub width: usize,
+    #[serde(rename = "T")]
+    pub t: f64,
+    #[serde(rename = "T_m")]
+    pub t_m: f64,
+    #[serde(rename = "T_a")]
+    pub t_a: f64,
+    /// T_m / T - 1.
+    pub measured_error: f64,
+    /// T_a / T - 1.
+    pub compensated_error: f64,
+    /// Probe events per run at the full level.
+    pub events: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct Group {
+    kernels: usize,
+    median_abs_error: f64,
+    worst_abs_error: f64,
+    median_abs_measured_error: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    machine: crate::machine::Machine,
+    reps: usize,
+    kernels: Vec<Kernel>,
+    summary: BTreeMap<&'static str, Group>,
+    compensation_events_per_s: f64,
+}
+
+/// Where the workload binaries and the interposition library are.
+struct Tools {
+    bin: PathBuf,
+    root: PathBuf,
+}
+
+impl Tools {
+    fn find() -> Result<Tools, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let bin = exe
+            .parent()
+            .ok_or("no directory of the executable")?
+            .to_path_buf();
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .canonicalize()
+            .map_err(|e| e.to_string())?;
+        Ok(Tools { bin, root })
+    }
+
+    /// Builds the workloads and the interposition library in this profile.
+    fn build(&self) -> Result<(), String> {
+        let release = self.bin.ends_with("release");
+        let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        c.current_dir(&self.root).args([
+            "build",
+            "-q",
+            "-p",
+            "parallax-workloads",
+            "-p",
+            "parallax-preload",
+        ]);
+        if release {
+            c.arg("--release");
+        }
+        run_ok(&mut c, "building the workloads")?;
+        Ok(())
+    }
+
+    fn preload(&self) -> PathBuf {
+        self.bin.join("libparallax_preload.so")
+    }
+}
+
+fn run_ok(c: &mut Command, what: &str) -> Result<String, String> {
+    let out = c.output().map_err(|e| format!("{what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Spans of every instance of every region whose name starts with
+/// `prefix`, on the first location of rank 0, in ns, by region name.
+fn spans(dir: &Path, prefix: &str) -> Result<BTreeMap<String, Vec<f64>>, String> {
+    let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
+    let locs = trace::locations(&exp);
+    let loc = locs
+        .iter()
+        .find(|l| l.rank == 0)
+        .ok_or_else(|| format!("{}: no trace of rank 0", dir.display()))?;
+    let p = &exp.processes[loc.process];
+    let wanted: BTreeMap<u32, String> = p
+        .regions
+        .iter()
+        .filter(|(_, r)| r.name.starts_with(prefix))
+        .map(|(&id, r)| (id, r.name.clone()))
+        .collect();
+    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut stack: Vec<(u32, f64)> = Vec::new();
+    trace::for_each_event(loc, 0.0, |e, t| match e.kind {
+        EventKind::Enter { region } => stack.push((region, t)),
+        EventKind::Leave { .. } => {
+            if let Some((r, t0)) = stack.pop() {
+                if let Some(name) = wanted.get(&r) {
+                    out.entry(name.clone()).or_default().push(t - t0);
+                }
+            }
+        }
+        _ => {}
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Compensates `dir` into `dir`-compensated; returns the output and the
+/// events compensated.
+fn compensate_dir(dir: &Path, timing: &mut (u64, f64)) -> Result<PathBuf, String> {
+    let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
+    let out = dir.with_extension("compensated");
+    let _ = std::fs::remove_dir_all(&out);
+    let t = std::time::Instant::now();
+    let s = compensate::compensate(&exp, &out, &Options::default(), Executor::Sequential)
+        .map_err(|e| format!("compensating {}: {e}", dir.display()))?;
+    timing.1 += t.elapsed().as_secs_f64();
+    timing.0 += s.locations.iter().map(|l| l.stats.events).sum::<u64>();
+    Ok(out)
+}
+
+/// The JSON lines a workload printed: (kernel name, seconds).
+fn printed_seconds(stdout: &str, key: &str) -> BTreeMap<String, Vec<f64>> {
+    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if let (Some(k), Some(s)) = (v[key].as_str(), v["seconds"].as_f64()) {
+            out.entry(k.to_string()).or_default().push(s * 1e9);
+        }
+    }
+    out
+}
+
+struct Ctx {
+    tools: Tools,
+    work: PathBuf,
+    reps: usize,
+    quick: bool,
+    timing: (u64, f64),
+    kernels: Vec<Kernel>,
+}
+
+impl Ctx {
+    fn trace_env(&self, c: &mut Command, dir: &Path) {
+        c.env("PARALLAX_MODE", "trace")
+            .env("PARALLAX_OUT", dir)
+            .env("PARALLAX_BUFFER", "4m")
+            .env_remove("PARALLAX_RANK");
+    }
+
+    /// Adds one kernel from the raw spans, measured spans and compensated
+    /// spans of its region.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        suite: &str,
+        name: &str,
+        kind: &'static str,
+        width: usize,
+        t: &[f64],
+        t_m: &[f64],
+        t_a: &[f64],
+        events: u64,
+    ) {
+        let (t, t_m, t_a) = (median(t), median(t_m), median(t_a));
+        self.kernels.push(Kernel {
+            name: name.to_string(),
+            kind,
+            suite: suite.to_string(),
+            width,
+            t: t / 1e9,
+            t_m: t_m / 1e9,
+            t_a: t_a / 1e9,
+            measured_error: round(t_m / t - 1.0, 4),
+            compensated_error: round(t_a / t - 1.0, 4),
+            events,
+        });
+    }
+
+    /// Sequential Livermore kernels: `exe` run once per level, each run
+    /// holding every kernel `reps` times.
+    fn livermore(&mut self, suite: &str, exe: &Path, preload: bool) -> Result<(), String> {
+        let reps = self.reps.to_string();
+        let spans_of = |level: &str| -> Result<(PathBuf, BTreeMap<String, Vec<f64>>), String> {
+            let dir = self.work.join(format!("{suite}-{level}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut c = Command::new(exe);
+            c.args(["--levels", level, "--reps", &reps]);
+            if self.quick {
+                c.args(["--scale", "test"]);
+            }
+            self.trace_env(&mut c, &dir);
+            if preload {
+                c.env("LD_PRELOAD", self.tools.preload());
+            }
+            run_ok(&mut c, &format!("{} --levels {level}", exe.display()))?;
+            Ok((dir.clone(), spans(&dir, "lfk")?))
+        };
+        let (_, raw) = spans_of("raw")?;
+        let (full_dir, full) = spans_of("full")?;
+        let comp_dir = compensate_dir(&full_dir, &mut self.timing)?;
+        let comp = spans(&comp_dir, "lfk")?;
+        let events = probe_events(&full_dir);
+        for (name, t) in &raw {
+            let (Some(t_m), Some(t_a)) = (full.get(name), comp.get(name)) else {
+                continue;
+            };
+            let per_kernel = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            self.add(suite, name, "sequential", 1, t, t_m, t_a, per_kernel);
+        }
+        Ok(())
+    }
+
+    /// The parallel thread kernels on `threads` threads.
+    fn threads(&mut self, threads: usize) -> Result<(), String> {
+        let exe = self.tools.bin.join("parallel");
+        let reps = self.reps.to_string();
+        let n = threads.to_string();
+        let level_run = |level: &str| -> Result<PathBuf, String> {
+            let dir = self.work.join(format!("threads{threads}-{level}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut c = Command::new(&exe);
+            c.args(["--level", level, "--threads", &n, "--reps", &reps]);
+            if self.quick {
+                c.args(["--scale", "test"]);
+            }
+            self.trace_env(&mut c, &dir);
+            run_ok(&mut c, &format!("parallel --level {level}"))?;
+            Ok(dir)
+        };
+        let raw = spans(&level_run("raw")?, "kernel:")?;
+        let full_dir = level_run("full")?;
+        let full = spans(&full_dir, "kernel:")?;
+        let comp = spans(&compensate_dir(&full_dir, &mut self.timing)?, "kernel:")?;
+        let events = probe_events(&full_dir);
+        for (name, t) in &raw {
+            let (Some(t_m), Some(t_a)) = (full.get(name), comp.get(name)) else {
+                continue;
+            };
+            let per = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            let short = name.trim_start_matches("kernel:");
+            self.add("threads", short, "parallel", threads, t, t_m, t_a, per);
+        }
+        Ok(())
+    }
+
+    /// The MPI kernels on `ranks` ranks: raw without the interposition
+    /// library (the program's own timing), full under it.
+    fn mpi(&mut self, ranks: usize) -> Result<(), String> {
+        let src = self.tools.root.join("workloads/mpi/accuracy.c");
+        let exe = self.work.join("mpi-accuracy");
+        if !exe.exists() {
+            run_ok(
+                Command::new("mpicc")
+                    .args(["-O2", "-o"])
+                    .arg(&exe)
+                    .arg(&src),
+                "mpicc workloads/mpi/accuracy.c",
+            )?;
+        }
+        let reps = self.reps.to_string();
+        let np = ranks.to_string();
+        let mpirun = |c: &mut Command| {
+            c.args([
+                "--allow-run-as-root",
+                "--oversubscribe",
+                "--bind-to",
+                "none",
+                "-np",
+            ])
+            .arg(&np);
+        };
+        let scale: &[&str] = if self.quick {
+            &["--scale", "test"]
+        } else {
+            &[]
+        };
+        let mut c = Command::new("mpirun");
+        mpirun(&mut c);
+        c.arg(&exe)
+            .args(["--level", "raw", "--reps", &reps])
+            .args(scale);
+        let raw = printed_seconds(&run_ok(&mut c, "mpirun accuracy --level raw")?, "kernel");
+        let dir = self.work.join(format!("mpi{ranks}-full"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = Command::new("mpirun");
+        mpirun(&mut c);
+        c.args([
+            "-x",
+            "LD_PRELOAD",
+            "-x",
+            "PARALLAX_MODE",
+            "-x",
+            "PARALLAX_OUT",
+        ])
+        .arg(&exe)
+        .args(["--level", "full", "--reps", &reps])
+        .args(scale)
+        .env("LD_PRELOAD", self.tools.preload());
+        self.trace_env(&mut c, &dir);
+        run_ok(&mut c, "mpirun accuracy --level full")?;
+        let full = spans(&dir, "kernel:")?;
+        let comp = spans(&compensate_dir(&dir, &mut self.timing)?, "kernel:")?;
+        let events = probe_events(&dir);
+        for (name, t) in &raw {
+            let region = format!("kernel:{name}");
+            let (Some(t_m), Some(t_a)) = (full.get(&region), comp.get(&region)) else {
+                continue;
+            };
+            let per = events.get(&region).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            self.add("mpi", name, "parallel", ranks, t, t_m, t_a, per);
+        }
+        Ok(())
+    }
+}
+
+/// Events recorded inside each top-level region instance of rank 0's first
+/// location, summed per region name, over all locations of the run (an
+/// indication of the probe density; all locations' events between the
+/// region's enter and leave).
+fn probe_events(dir: &Path) -> BTreeMap<String, u64> {
+    let Ok(exp) = Experiment::open(dir) else {
+        return BTreeMap::new();
+    };
+    let locs = trace::locations(&exp);
+    // Time windows of the kernel regions on rank 0's first location.
+    let mut windows: Vec<(f64, f64, String)> = Vec::new();
+    if let Some(loc) = locs.iter().find(|l| l.rank == 0) {
+        let p = &exp.processes[loc.process];
+        let mut stack: Vec<(u32, f64)> = Vec::new();
+        let _ = trace::for_each_event(loc, 0.0, |e, t| match e.kind {
+            EventKind::Enter { region } => stack.push((region, t)),
+            EventKind::Leave { .. } => {
+                if let Some((r, t0)) = stack.pop() {
+                    let name = p.region_name(r);
+                    if stack.is_empty() && (name.starts_with("kernel:") || name.starts_with("lfk"))
+                    {
+                        windows.push((t0, t, name));
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+    let mut out = BTreeMap::new();
+    for loc in &locs {
+        let mut k = 0;
+        let _ = trace::for_each_event(loc, 0.0, |_, t| {
+            while k < windows.len() && windows[k].1 < t {
+                k += 1;
+            }
+            if k < windows.len() && windows[k].0 <= t {
+                *out.entry(windows[k].2.clone()).or_insert(0) += 1;
+            }
+        });
+    }
+    out
+}
+
+fn group(ks: &[&Kernel]) -> Group {
+    let errs: Vec<f64> = ks.iter().map(|k| k.compensated_error.abs()).collect();
+    let meas: Vec<f64> = ks.iter().map(|k| k.measured_error.abs()).collect();
+    Group {
+        kernels: ks.len(),
+        median_abs_error: round(median(&errs), 4),
+        worst_abs_error: round(errs.iter().copied().fold(0.0, f64::max), 4),
+        median_abs_measured_error: round(median(&meas), 4),
+    }
+}
+
+pub fn main(a: &Args) -> Result<(), String> {
+    let tools = Tools::find()?;
+    eprintln!("accuracy: building the workloads");
+    tools.build()?;
+    let temp = a.work.is_none();
+    let work = a.work.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("parallax-accuracy-{}", std::process::id()))
+    });
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let mut ctx = Ctx {
+        tools,
+        work: work.clone(),
+        reps: a.reps.max(1),
+        quick: a.quick,
+        timing: (0, 0.0),
+        kernels: Vec::new(),
+    };
+    let mut problems = Vec::new();
+    for suite in &a.suites {
+        eprintln!("accuracy: suite {suite}");
+        let r = match suite.as_str() {
+            "rust" => {
+                let exe = ctx.tools.bin.join("livermore");
+                ctx.livermore("rust", &exe, false)
+            }
+            "c" => {
+                let exe = work.join("lfk");
+                let src = ctx.tools.root.join("workloads/c/livermore/lfk.c");
+                run_ok(
+                    Command::new("cc")
+                        .args(["-O2", "-fno-tree-vectorize", "-o"])
+                        .arg(&exe)
+                        .arg(&src)
+                        .arg("-lm"),
+                    "cc workloads/c/livermore/lfk.c",
+                )
+                .and_then(|_| ctx.livermore("c", &exe, true))
+            }
+            "threads" => a.threads.iter().try_for_each(|&n| ctx.threads(n)),
+            "mpi" => a.ranks.iter().try_for_each(|&n| ctx.mpi(n)),
+            other => Err(format!("unknown suite {other:?} (rust, c, threads, mpi)")),
+        };
+        if let Err(e) = r {
+            problems.push(format!("{suite}: {e}"));
+        }
+    }
+    let seq: Vec<&Kernel> = ctx
+        .kernels
+        .iter()
+        .filter(|k| k.kind == "sequential")
+        .collect();
+    let par: Vec<&Kernel> = ctx
+        .kernels
+        .iter()
+        .filter(|k| k.kind == "parallel")
+        .collect();
+    let mut summary = BTreeMap::new();
+    summary.insert("sequential", group(&seq));
+    summary.insert("parallel", group(&par));
+    let report = Report {
+        machine: crate::machine::describe(),
+        reps: ctx.reps,
+        summary,
+        compensation_events_per_s: round(ctx.timing.0 as f64 / ctx.timing.1.max(1e-9), 0),
+        kernels: ctx.kernels,
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_text(&report);
+    }
+    if temp {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+fn print_text(r: &Report) {
+    println!(
+        "{:<8} {:<14} {:>5} {:>11} {:>11} {:>11} {:>9} {:>9}",
+        "suite", "kernel", "width", "T (ms)", "T_m (ms)", "T_a (ms)", "T_m/T", "T_a/T"
+    );
+    for k in &r.kernels {
+        println!(
+            "{:<8} {:<14} {:>5} {:>11.3} {:>11.3} {:>11.3} {:>9.3} {:>9.3}",
+            k.suite,
+            k.name,
+            k.width,
+            k.t * 1e3,
+            k.t_m * 1e3,
+            k.t_a * 1e3,
+            1.0 + k.measured_error,
+            1.0 + k.compensated_error
+        );
+    }
+    for (kind, g) in &r.summary {
+        println!(
+            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%)",
+            g.kernels,
+            100.0 * g.median_abs_error,
+            100.0 * g.worst_abs_error,
+            100.0 * g.median_abs_measured_error
+        );
+    }
+    println!(
+        "compensation: {:.1} M events/s on one core",
+        r.compensation_events_per_s / 1e6
+    );
+}
