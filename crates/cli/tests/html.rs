@@ -332,6 +332,25 @@ fn a_thousand_ranks_with_messages_stay_readable() {
     )
     .unwrap();
     shot(&mut b, &d, "wide-zoomed");
+    // Without --findings the bottleneck analysis ran: every receive
+    // waits for a late sender, and a finding leads to its row.
+    click(&mut b, "nav-findings");
+    assert!(count(&mut b, "#view-findings table.findings tbody tr") >= 10);
+    assert!(
+        text(&mut b, "document.getElementById('view-findings').innerText").contains("late_sender")
+    );
+    b.eval("document.querySelector('#view-findings table.findings tbody tr').click()")
+        .unwrap();
+    assert_eq!(text(&mut b, "pxState.current"), "timeline");
+    assert!(b
+        .eval("pxState.timelines[0].highlight.row")
+        .unwrap()
+        .is_u64());
+    assert!(text(
+        &mut b,
+        "document.querySelector('#view-findings p.hint').textContent"
+    )
+    .contains("MPI_Recv"));
     click(&mut b, "nav-comm");
     assert_eq!(count(&mut b, "#view-comm canvas"), 1);
     let pairs = b.eval("MEAS.matrix.cells.length").unwrap();

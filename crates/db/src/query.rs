@@ -58,6 +58,8 @@ pub struct Finding {
     pub region: Option<String>,
     /// Locations that cause it: (rank, thread).
     pub culprits: Vec<(u32, Option<u32>)>,
+    /// What to change, in words (shown, not stored).
+    pub hint: Option<String>,
 }
 
 impl Finding {
@@ -97,6 +99,7 @@ impl Finding {
                                 .collect()
                         })
                         .unwrap_or_default(),
+                    hint: f.get("hint").and_then(Value::as_str).map(str::to_string),
                 })
             })
             .collect())
@@ -111,6 +114,7 @@ impl Finding {
             "thread": self.thread,
             "region": self.region,
             "culprits": self.culprits.iter().map(|(r, t)| json!({"rank": r, "thread": t})).collect::<Vec<_>>(),
+            "hint": self.hint,
         })
     }
 }
@@ -314,6 +318,7 @@ impl Db {
                     thread: r.get(3)?,
                     region: r.get(4)?,
                     culprits: c,
+                    hint: None,
                 })
             })
             .map_err(|e| self.err(e))?;

@@ -7,6 +7,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 
+use parallax_analysis::bottleneck;
+use parallax_analysis::executor::Executor;
 use parallax_analysis::profile::ExperimentProfile;
 use parallax_db::query::Metric;
 use parallax_db::{Db, Finding, RunMeta};
@@ -17,8 +19,9 @@ use parallax_report::html::{self, Options, Runs};
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The experiment directory; more directories are compared with it
-    /// (run comparison and scaling).
-    #[arg(required = true)]
+    /// (run comparison and scaling). With --runs and no directory, the
+    /// last of those runs is the one shown in full.
+    #[arg(required_unless_present = "runs")]
     pub dirs: Vec<PathBuf>,
     /// The HTML file to write [default: DIR.html].
     #[arg(short, long, value_name = "FILE")]
@@ -27,9 +30,13 @@ pub struct Args {
     /// shown beside the measured one.
     #[arg(long, value_name = "DIR2")]
     pub compensated: Option<PathBuf>,
-    /// Findings to show (`parallax analyze DIR --json` output).
+    /// Findings to show (`parallax analyze DIR --json` output) [default:
+    /// the bottleneck analysis of DIR, when it has a trace].
     #[arg(long, value_name = "FILE")]
     pub findings: Option<PathBuf>,
+    /// Show no findings rather than run the bottleneck analysis.
+    #[arg(long, conflicts_with = "findings")]
+    pub no_analysis: bool,
     /// Compare with these runs of the run database (ids, comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub runs: Vec<i64>,
@@ -50,8 +57,17 @@ fn open(dir: &Path) -> anyhow::Result<Experiment> {
     Experiment::open(dir).with_context(|| format!("cannot read the experiment {}", dir.display()))
 }
 
-pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
+    if a.dirs.is_empty() {
+        let path = parallax_db::resolve(a.db.as_deref()).context("no database path: set --db")?;
+        let last = a
+            .runs
+            .last()
+            .copied()
+            .context("--runs needs at least one id")?;
+        a.dirs.push(PathBuf::from(Db::open(&path)?.run(last)?.dir));
+    }
     let exp = open(&a.dirs[0])?;
     let compensated = a.compensated.as_deref().map(open).transpose()?;
     let findings = match &a.findings {
@@ -60,7 +76,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot read {}", f.display()))?;
             Finding::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?
         }
-        None => Vec::new(),
+        None if a.no_analysis => Vec::new(),
+        None => analyze(&exp)?,
     };
     let runs = if !a.runs.is_empty() {
         let path = parallax_db::resolve(a.db.as_deref()).context("no database path: set --db")?;
@@ -147,6 +164,25 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         eprintln!("parallax: SVG charts in {}", dir.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The findings of `parallax analyze` on `exp`, in the form its `--json`
+/// prints; none for an experiment without a trace.
+fn analyze(exp: &Experiment) -> anyhow::Result<Vec<Finding>> {
+    if !exp.locations().any(|(_, l)| l.events.is_some()) {
+        return Ok(Vec::new());
+    }
+    let progress = parallax_report::term::Progress::new("bottleneck analysis", 0);
+    let mut cfg = bottleneck::Config::default();
+    if let Some(p) = crate::baseline::default_path().filter(|p| p.is_file()) {
+        let (b, _) = bottleneck::Baselines::load(&p)
+            .with_context(|| format!("cannot read {}", p.display()))?;
+        cfg.baselines = b;
+    }
+    let rep = bottleneck::analyze(exp, &cfg, Executor::pool())?;
+    drop(progress);
+    let json = crate::analyze::to_json(&rep).to_string();
+    Finding::parse_json(&json).map_err(|e| anyhow::anyhow!("analysis output: {e}"))
 }
 
 fn compare(db: &Db, ids: &[i64]) -> anyhow::Result<Runs> {

@@ -790,6 +790,7 @@ function viewFindings(sec) {
 
 function showFinding(x, src) {
   src.replaceChildren();
+  if (x.hint) src.append(el('p', { class: 'hint' }, x.hint));
   if (x.source) {
     src.append(el('h2', {}, x.file + ':' + x.line), el('pre', { class: 'src' }, x.source.lines.map((l, i) => {
       const no = x.source.first + i;
