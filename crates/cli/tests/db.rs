@@ -125,6 +125,18 @@ fn runs_are_recorded_listed_tagged_compared_and_removed() {
     let show: Value = serde_json::from_str(&ok(db(&f, &["show", "1", "--json"]))).unwrap();
     assert_eq!(show["findings"][0]["culprits"][0]["thread"], 3);
 
+    // Without a file, the run's experiment is analysed (the demo's
+    // workers wait at the barrier for the slowest).
+    assert!(ok(db(&f, &["findings", "2"])).contains("finding"));
+    let show: Value = serde_json::from_str(&ok(db(&f, &["show", "2", "--json"]))).unwrap();
+    let patterns: Vec<&str> = show["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["pattern"].as_str())
+        .collect();
+    assert!(!patterns.is_empty(), "{show}");
+
     // Read-only: a statement that writes is refused and changes nothing.
     let w = db(&f, &["query", "DELETE FROM runs"]);
     assert_eq!(w.status.code(), Some(2));

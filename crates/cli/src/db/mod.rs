@@ -103,12 +103,13 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
     },
-    /// Attach findings (`parallax analyze --json` output) to a run.
+    /// Attach findings to a run: from a file (`parallax analyze --json`
+    /// output), or by analysing the run's experiment directory.
     Findings {
         /// Run id.
         id: i64,
-        /// The JSON file (`{"findings": [...]}`).
-        file: PathBuf,
+        /// The JSON file (`{"findings": [...]}`) [default: analyse the run].
+        file: Option<PathBuf>,
     },
 }
 
@@ -254,10 +255,20 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Findings { id, file } => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            let f = Finding::parse_json(&text)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let f = match file {
+                Some(file) => {
+                    let text = std::fs::read_to_string(&file)
+                        .with_context(|| format!("cannot read {}", file.display()))?;
+                    Finding::parse_json(&text)
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?
+                }
+                None => {
+                    let dir = db.run(id)?.dir;
+                    let exp = parallax_model::experiment::Experiment::open(&dir)
+                        .with_context(|| format!("cannot read the experiment {dir}"))?;
+                    crate::html::analyze(&exp)?
+                }
+            };
             db.set_findings(id, &f)?;
             crate::out(&format!("run {id}: {} finding(s)\n", f.len()))?;
         }

@@ -168,7 +168,7 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
 
 /// The findings of `parallax analyze` on `exp`, in the form its `--json`
 /// prints; none for an experiment without a trace.
-fn analyze(exp: &Experiment) -> anyhow::Result<Vec<Finding>> {
+pub fn analyze(exp: &Experiment) -> anyhow::Result<Vec<Finding>> {
     if !exp.locations().any(|(_, l)| l.events.is_some()) {
         return Ok(Vec::new());
     }
