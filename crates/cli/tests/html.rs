@@ -442,3 +442,49 @@ fn text_report_fits_100_columns_plain_in_a_pipe_coloured_when_asked() {
     };
     assert_eq!(stripped, text);
 }
+
+#[test]
+fn a_profile_without_trace_shows_every_view_but_the_timeline() {
+    let d = tmp("html-profile");
+    let exp = d.join("p");
+    let o = parallax()
+        .args([
+            "demo",
+            "--no-db",
+            "--mode",
+            "profile",
+            "--iterations",
+            "4",
+            "--out",
+        ])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = d.join("p.html");
+    html(&[exp.to_str().unwrap(), "-o", out.to_str().unwrap()], &d);
+    let mut b = browser();
+    open(&mut b, &out);
+    for v in [
+        "profile",
+        "timeline",
+        "comm",
+        "balance",
+        "concurrency",
+        "findings",
+        "runs",
+    ] {
+        click(&mut b, &format!("nav-{v}"));
+        let shown = text(
+            &mut b,
+            &format!("document.getElementById('view-{v}').innerText"),
+        );
+        assert!(!shown.trim().is_empty(), "{v} is empty");
+    }
+    assert!(
+        text(&mut b, "document.getElementById('view-timeline').innerText")
+            .contains("no event trace")
+    );
+    assert!(count(&mut b, "#view-profile table.flat tbody tr") >= 5);
+    assert_clean(&b);
+}

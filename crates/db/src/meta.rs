@@ -82,7 +82,7 @@ pub fn compiler(program: &Path) -> Option<String> {
     let shentsize = u16::from_le_bytes([eh[0x3a], eh[0x3b]]) as u64;
     let shnum = u16::from_le_bytes([eh[0x3c], eh[0x3d]]) as u64;
     let shstrndx = u16::from_le_bytes([eh[0x3e], eh[0x3f]]) as u64;
-    if shentsize < 64 || shnum == 0 || shnum > 4096 || shstrndx >= shnum {
+    if shentsize != 64 || shnum == 0 || shnum > 4096 || shstrndx >= shnum {
         return None;
     }
     let mut sh = vec![0u8; (shentsize * shnum) as usize];
