@@ -121,6 +121,9 @@ pub struct LocPass<'a> {
     /// wait, and cheapest delay from a partner's post to the completion.
     own_min: [f64; 3],
     latency_min: [f64; 3],
+    /// A thread's end is posted with the stream's last event: what follows
+    /// it is the runtime's own teardown.
+    end_post: Option<(Key, u32)>,
     writer: Option<EventWriter>,
     last_tick: u64,
     tree: TreeBuilder,
@@ -155,6 +158,7 @@ impl<'a> LocPass<'a> {
             coll_begin: None,
             own_min: [f64::INFINITY; 3],
             latency_min: [f64::INFINITY; 3],
+            end_post: None,
             writer,
             last_tick: 0,
             tree: TreeBuilder::new(loc.thread),
@@ -328,6 +332,10 @@ impl<'a> LocPass<'a> {
             _ => {}
         }
         for (key, mut stamp, expected, readers) in std::mem::take(&mut self.cur.posts) {
+            if matches!(e.kind, EventKind::ThreadEnd { .. }) {
+                self.end_post = Some((key, readers));
+                continue;
+            }
             stamp.ta = ta;
             board.contribute(key, stamp, expected, readers);
         }
@@ -429,6 +437,11 @@ impl Pass for LocPass<'_> {
         let mut moved = false;
         loop {
             if self.pos >= self.batch.len() && !self.refill() {
+                if let (Some((key, readers)), Some((tm, ta))) =
+                    (self.end_post.take(), self.stats.last)
+                {
+                    board.post(key, Stamp { ta, tm }, readers);
+                }
                 return (Status::Done, moved);
             }
             if self.pos >= self.batch.len() {
