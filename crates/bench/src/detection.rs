@@ -47,6 +47,13 @@ pub struct Args {
     /// Measure speed and memory on a synthetic trace of this many events.
     #[arg(long)]
     pub scale: Option<u64>,
+    /// Function calls per step of the synthetic trace (each step also
+    /// sends and receives one message): the events per dependency.
+    #[arg(long, default_value_t = 24)]
+    pub calls: u64,
+    /// Ranks of the synthetic trace.
+    #[arg(long, default_value_t = 32)]
+    pub ranks: u32,
     /// Where the synthetic trace goes (default: a temporary directory,
     /// removed afterwards).
     #[arg(long)]
@@ -351,33 +358,32 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 
 // === synthetic scale test ===
 
-/// Ranks of the synthetic trace.
-const RANKS: u32 = 4;
-
-/// Writes a synthetic trace of about `events` events: each rank computes
-/// (rank 1 a fifth longer), sends to the next rank, receives from the
-/// previous one, and every 16 steps joins a barrier. Streaming: memory
-/// does not grow with the trace.
-fn generate(dir: &Path, events: u64) -> Result<u64, String> {
+/// Writes a synthetic trace of about `events` events: in each step every
+/// rank makes `calls` function calls (rank 1's take a fifth longer), sends
+/// to the next rank, receives from the previous one, and every 16 steps
+/// joins a barrier. Streaming: memory does not grow with the trace.
+fn generate(dir: &Path, events: u64, calls: u64, ranks: u32) -> Result<u64, String> {
     let err = |e: parallax_model::Error| e.to_string();
     let regions = [
         (1, RegionKind::Function, "compute"),
         (2, RegionKind::Send, "MPI_Send"),
         (3, RegionKind::Recv, "MPI_Recv"),
         (4, RegionKind::Barrier, "MPI_Barrier"),
+        (5, RegionKind::Function, "kernel"),
     ];
-    // 8 events a step, 4 more every 16th.
-    let steps = events / RANKS as u64 * 16 / (16 * 8 + 4);
+    // 8 + 2 * calls events a step, 4 more every 16th.
+    let per_step = 8 + 2 * calls;
+    let steps = events / ranks.max(1) as u64 * 16 / (16 * per_step + 4);
     let step_ns = 10_000u64;
     let end = steps * step_ns + 1_000_000;
     let mut total = 0;
-    for rank in 0..RANKS {
+    for rank in 0..ranks {
         let pdir = dir.join(experiment::rank_dir(rank));
         std::fs::create_dir_all(&pdir).map_err(|e| e.to_string())?;
         let mut defs = vec![
             Def::Process(ProcessInfo {
                 rank,
-                ranks: RANKS,
+                ranks: ranks,
                 pid: 1 + rank,
                 host: "synthetic".into(),
                 program: "synthetic".into(),
@@ -418,13 +424,20 @@ fn generate(dir: &Path, events: u64) -> Result<u64, String> {
         experiment::write_defs(&pdir, rank, &defs).map_err(err)?;
         let mut w = EventWriter::create(&pdir.join(experiment::events_file(0)), rank, 0, 1 << 16)
             .map_err(err)?;
-        let next = (rank + 1) % RANKS;
-        let prev = (rank + RANKS - 1) % RANKS;
+        let next = (rank + 1) % ranks;
+        let prev = (rank + ranks - 1) % ranks;
         let work = if rank == 1 { 6_000 } else { 5_000 };
         let mut push = |time: u64, kind: EventKind| w.push(&Event { time, kind });
         for s in 0..steps {
             let t = 1_000_000 + s * step_ns;
             push(t, EventKind::Enter { region: 1 }).map_err(err)?;
+            // The kernel calls share the compute time evenly.
+            let slice = work / (calls + 1);
+            for c in 0..calls {
+                let at = t + 1 + c * slice;
+                push(at, EventKind::Enter { region: 5 }).map_err(err)?;
+                push(at + slice / 2, EventKind::Leave { region: 5 }).map_err(err)?;
+            }
             push(t + work, EventKind::Leave { region: 1 }).map_err(err)?;
             push(t + 6_100, EventKind::Enter { region: 2 }).map_err(err)?;
             let msg = EventKind::Send {
@@ -446,7 +459,7 @@ fn generate(dir: &Path, events: u64) -> Result<u64, String> {
             let done = if prev == 1 { 7_400 } else { 6_600 };
             push(t + done, recv).map_err(err)?;
             push(t + done + 50, EventKind::Leave { region: 3 }).map_err(err)?;
-            total += 8;
+            total += per_step;
             if s % 16 == 15 {
                 push(t + 8_000, EventKind::Enter { region: 4 }).map_err(err)?;
                 push(t + 8_010, EventKind::CollectiveBegin).map_err(err)?;
@@ -507,7 +520,7 @@ fn scale(a: &Args, events: u64) -> Result<(), String> {
     let dir = a.dir.clone().unwrap_or_else(|| tmp.clone());
     if !dir.join(experiment::rank_dir(0)).is_dir() {
         let t = Instant::now();
-        let n = generate(&dir, events)?;
+        let n = generate(&dir, events, a.calls, a.ranks)?;
         eprintln!("wrote {n} events in {:.1} s", t.elapsed().as_secs_f64());
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;

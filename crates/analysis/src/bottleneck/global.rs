@@ -407,14 +407,19 @@ fn imbalance(cx: &Ctx, results: &[LocResult], rep: &mut Report, findings: &mut V
 /// Delay costs: computation charged with the waiting it caused.
 fn delays(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
     let mut rows: BTreeMap<(Where, String), (f64, f64)> = BTreeMap::new();
-    for (li, res) in results.iter().enumerate() {
-        for (&g, &ns) in &res.delay {
+    for res in results {
+        // Sorted, so that sums over locations run in one order.
+        let mut delay: Vec<_> = res.delay.iter().collect();
+        delay.sort_by_key(|e| *e.0);
+        for (&(l, g), &ns) in delay {
             let e = rows
-                .entry((cx.at(li as u32), cx.table.name(g).to_string()))
+                .entry((cx.at(l), cx.table.name(g).to_string()))
                 .or_insert((0.0, 0.0));
             e.0 += ns;
         }
-        for (&l, &ns) in &res.propagated {
+        let mut propagated: Vec<_> = res.propagated.iter().collect();
+        propagated.sort_by_key(|e| *e.0);
+        for (&l, &ns) in propagated {
             let e = rows
                 .entry((cx.at(l), "*".to_string()))
                 .or_insert((0.0, 0.0));

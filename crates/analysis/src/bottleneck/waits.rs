@@ -7,16 +7,18 @@
 //! (Late Sender); collective arrivals are merged into one value per
 //! instance (Wait at Barrier / N×N, Late Broadcast, Early Reduce); a shared
 //! object's producer posts its time for the consumer pairing chose (locks,
-//! condition variables, values, joins). Every consumer sends its waiting
-//! time back to the producer (the receiver also its own enter time, for
-//! Late Receiver): the producer keeps a note of the computation it did
-//! since its previous synchronization and charges the waiting it caused to
-//! it when the answer comes, which the pass takes as soon as it is there
-//! and waits for at the end of its stream. Nothing depends on when a value
-//! is taken, so every executor gives the same result; integer sums keep
-//! merged values independent of the order of contributions.
+//! condition variables, values, joins). Every post carries a note of the
+//! computation the producer did since its previous synchronization, so the
+//! consumer charges the waiting it finds to that computation (delay
+//! costs). For Late Receiver the receiver answers a blocking send with its
+//! own enter time, in batches per channel; the sender takes the answers
+//! as they come and waits for the rest at the end of its stream. Nothing
+//! depends on when a value is taken, so every executor gives the same
+//! result; integer sums keep merged values independent of the order of
+//! contributions.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
@@ -40,23 +42,41 @@ pub const SMALL_BYTES: u64 = 1024;
 const RING: usize = 100;
 /// Answers awaited before the pass waits for the oldest.
 const PENDING_MAX: usize = 1 << 16;
+/// Answers to blocking sends per post.
+const BATCH: u64 = 64;
 
 /// What a value on the board is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Key {
     /// The `seq`-th message from `src` to `dst` on (comm, tag).
     Msg(u64, u32, u32, u32, u64),
-    /// The receiver's answer to that message.
+    /// The receiver's answers to the `batch`-th batch of blocking sends
+    /// on that channel.
     Back(u64, u32, u32, u32, u64),
     /// The arrivals at the `seq`-th collective on `comm`.
     Coll(u64, u64),
-    /// The waiting in it, for the last arrival.
-    CollFb(u64, u64),
     /// A producer of a shared object.
     Obj(Link),
-    /// The waiting its consumers spent on it.
-    ObjFb(Link),
 }
+
+// One word through the board's hasher instead of every field: keys are
+// hashed at every post and take.
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        let mix = |a: u64, b: u64| (a.rotate_left(5) ^ b).wrapping_mul(0x517c_c1b7_2722_0a95);
+        let w = match *self {
+            Key::Msg(c, s, d, t, q) => mix(mix(mix(mix(c, s as u64), d as u64), t as u64), q),
+            Key::Back(c, s, d, t, q) => mix(mix(mix(mix(c ^ 1, s as u64), d as u64), t as u64), q),
+            Key::Coll(c, q) => mix(mix(2, c), q),
+            Key::Obj(l) => mix(mix(mix(3, l.object as u64), l.id), l.seq),
+        };
+        h.write_u64(w);
+    }
+}
+
+/// A producer's note: what it computed since its previous
+/// synchronization, and the waiting in that interval with its culprits.
+pub type Note = Arc<Interval>;
 
 /// Merged arrivals at one collective.
 #[derive(Clone, Debug)]
@@ -64,8 +84,11 @@ pub struct Arrival {
     /// Latest enter time and its location.
     last: (f64, u32),
     last_chain: Option<Arc<Chain>>,
+    last_note: Note,
     last_nonroot: Option<(f64, u32)>,
+    nonroot_note: Option<Note>,
     root: Option<(f64, u32)>,
+    root_note: Option<Note>,
     /// Communication since the previous barrier, summed.
     activity: u64,
     /// Lowest and highest rank taking part.
@@ -85,11 +108,12 @@ pub enum Val {
         t: f64,
         loc: u32,
         setup: f64,
+        blocking: bool,
+        note: Note,
         chain: Option<Arc<Chain>>,
     },
     Back {
-        enter: f64,
-        wait_ns: u64,
+        enters: Vec<f64>,
         loc: u32,
     },
     Arr(Box<Arrival>),
@@ -97,11 +121,8 @@ pub enum Val {
         t: f64,
         loc: u32,
         setup: f64,
-        readers: u32,
+        note: Note,
         chain: Option<Arc<Chain>>,
-    },
-    Fb {
-        wait_ns: u64,
     },
 }
 
@@ -116,12 +137,18 @@ pub fn combine(a: &mut Val, b: &Val) {
             if later(x.last, y.last) {
                 x.last = y.last;
                 x.last_chain = y.last_chain.clone();
+                x.last_note = y.last_note.clone();
             }
-            x.last_nonroot = match (x.last_nonroot, y.last_nonroot) {
-                (Some(p), Some(q)) => Some(if later(p, q) { q } else { p }),
-                (p, q) => p.or(q),
-            };
-            x.root = x.root.or(y.root);
+            if let Some(q) = y.last_nonroot {
+                if x.last_nonroot.is_none_or(|p| later(p, q)) {
+                    x.last_nonroot = Some(q);
+                    x.nonroot_note = y.nonroot_note.clone();
+                }
+            }
+            if x.root.is_none() {
+                x.root = y.root;
+                x.root_note = y.root_note.clone();
+            }
             x.activity += y.activity;
             x.ranks = (x.ranks.0.min(y.ranks.0), x.ranks.1.max(y.ranks.1));
             if (y.work_max.0, y.work_max.1) > (x.work_max.0, x.work_max.1) {
@@ -130,7 +157,6 @@ pub fn combine(a: &mut Val, b: &Val) {
             x.work_sum += y.work_sum;
             x.setup = x.setup.max(y.setup);
         }
-        (Val::Fb { wait_ns: x }, Val::Fb { wait_ns: y }) => *x += y,
         _ => {}
     }
 }
@@ -172,7 +198,7 @@ pub struct PathStats {
 /// What the location did since its previous synchronization: the note a
 /// producer keeps to charge the waiting it causes.
 #[derive(Clone, Debug, Default)]
-struct Interval {
+pub struct Interval {
     comp: Vec<(u32, f64)>,
     /// Waiting in it and who caused it.
     waits: Vec<(u32, f64)>,
@@ -187,34 +213,30 @@ impl Interval {
     }
 }
 
-#[derive(Debug)]
-enum PendKind {
-    /// A send's answer: its region's enter and leave (once known), path.
-    Send {
-        enter: f64,
-        leave: Option<f64>,
-        path: u32,
-    },
-    /// Waiting caused.
-    Fb,
-}
-
+/// A blocking send awaiting the receiver's answer: its batch and place
+/// in it, its region's enter and leave (once known), its call path.
 #[derive(Debug)]
 struct Pending {
     key: Key,
-    kind: PendKind,
-    note: Arc<Interval>,
+    pos: usize,
+    enter: f64,
+    leave: Option<f64>,
+    path: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     g: u32,
+    kind: RegionKind,
     path: u32,
     enter: f64,
     /// Waiting found inside it, ns.
     wait: f64,
     /// A transfer inside it: (peer, bytes).
     xfer: Option<(u32, u64)>,
+    /// The last region entered from it and its call path: loops enter
+    /// the same one again and again.
+    child: (u32, u32),
 }
 
 /// A group of consecutive joins.
@@ -224,7 +246,7 @@ struct JoinGroup {
     last_leave: f64,
     path: u32,
     /// Each joined thread's end and location.
-    ends: Vec<(f64, u32)>,
+    ends: Vec<(f64, u32, Note)>,
     waits: f64,
 }
 
@@ -244,12 +266,12 @@ struct Run {
 enum Need {
     Recv {
         key: Key,
-        back: Key,
+        /// The channel, for the answer to a blocking send.
+        chan: (u64, u32, u32),
         enter: f64,
     },
     Coll {
         key: Key,
-        fb: Key,
         op: CollectiveOp,
         root: u32,
         enter: f64,
@@ -257,7 +279,6 @@ enum Need {
     },
     Obj {
         key: Key,
-        fb: Link,
         pattern: Option<Pattern>,
         enter: f64,
     },
@@ -270,19 +291,21 @@ pub struct LocResult {
     pub first: Option<f64>,
     pub last: Option<f64>,
     pub paths: Vec<PathStats>,
-    pub waits: HashMap<(Pattern, u32), Agg>,
-    /// Delay costs by region: direct, ns.
-    pub delay: HashMap<u32, f64>,
-    /// Delay costs propagated to the locations that delayed this one, ns.
-    pub propagated: HashMap<u32, f64>,
+    pub waits: FxMap<(Pattern, u32), Agg>,
+    /// Delay costs found by this location: by (delaying location,
+    /// region), ns.
+    pub delay: FxMap<(u32, u32), f64>,
+    /// Delay costs propagated to the locations that delayed the delaying
+    /// ones, ns.
+    pub propagated: FxMap<u32, f64>,
     pub critical: std::collections::BTreeMap<u32, f64>,
     /// Per category: time, ns.
     pub categories: [f64; 5],
     /// Small sends by target: count, time ns, path.
-    pub small: HashMap<u32, (u64, f64, u32)>,
+    pub small: FxMap<u32, (u64, f64, u32)>,
     /// Block imbalance by communicator: blocks, (max − mean) ns, times
     /// this location was the slowest.
-    pub blocks: HashMap<u64, (u64, f64, u64)>,
+    pub blocks: FxMap<u64, (u64, f64, u64)>,
     /// One-sided accesses: to the own rank, to others.
     pub rma: (u64, u64),
     pub unmatched: u64,
@@ -306,10 +329,19 @@ pub struct LocPass<'a> {
     force: bool,
     prev: Option<f64>,
     stack: Vec<Frame>,
-    path_ix: HashMap<(u32, u32), u32>,
-    send_seq: HashMap<(u64, u32, u32), u64>,
-    recv_seq: HashMap<(u64, u32, u32), u64>,
-    coll_seq: HashMap<u64, u64>,
+    /// The last top-level region entered and its call path.
+    root_child: (u32, u32),
+    path_ix: FxMap<(u32, u32), u32>,
+    send_seq: FxMap<(u64, u32, u32), u64>,
+    recv_seq: FxMap<(u64, u32, u32), u64>,
+    /// Blocking sends per channel, and the answers being collected per
+    /// channel as a receiver.
+    blocking_sent: FxMap<(u64, u32, u32), u64>,
+    answers_out: FxMap<(u64, u32, u32), (u64, Vec<f64>)>,
+    /// Answers taken but not all used: (values, answering location).
+    answers_in: FxMap<Key, (Vec<f64>, u32)>,
+    flushed: bool,
+    coll_seq: FxMap<u64, u64>,
     lock_request: Option<f64>,
     /// Its start, or the end of its last set-up region (MPI_Init), until
     /// it synchronized with others in time (a receive, a collective, a
@@ -330,7 +362,46 @@ pub struct LocPass<'a> {
     res: LocResult,
 }
 
-fn next<K: std::hash::Hash + Eq>(m: &mut HashMap<K, u64>, k: K) -> u64 {
+/// A fast hasher for the pass's own small keys (ids, not attacker input).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fx(u64);
+
+impl Fx {
+    #[inline]
+    fn add(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut a = [0u8; 8];
+            a[..c.len()].copy_from_slice(c);
+            self.add(u64::from_le_bytes(a));
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.add(v as u64)
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(v as u64)
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v)
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64)
+    }
+}
+
+/// A map with [`Fx`] hashing.
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+fn next<K: Hash + Eq, S: BuildHasher>(m: &mut HashMap<K, u64, S>, k: K) -> u64 {
     let c = m.entry(k).or_insert(0);
     *c += 1;
     *c - 1
@@ -393,10 +464,15 @@ impl<'a> LocPass<'a> {
             force: false,
             prev: None,
             stack: Vec::new(),
-            path_ix: HashMap::new(),
-            send_seq: HashMap::new(),
-            recv_seq: HashMap::new(),
-            coll_seq: HashMap::new(),
+            root_child: (0, 0),
+            path_ix: FxMap::default(),
+            send_seq: FxMap::default(),
+            recv_seq: FxMap::default(),
+            blocking_sent: FxMap::default(),
+            answers_out: FxMap::default(),
+            answers_in: FxMap::default(),
+            flushed: false,
+            coll_seq: FxMap::default(),
             lock_request: None,
             setup_end: f64::NEG_INFINITY,
             activity: 0,
@@ -487,16 +563,13 @@ impl<'a> LocPass<'a> {
         if dt <= 0.0 {
             return;
         }
-        let (g, path) = self
+        let (g, path, cat) = self
             .stack
             .last()
-            .map_or((regions::OUTSIDE, 0), |f| (f.g, f.path));
+            .map_or((regions::OUTSIDE, 0, Category::Computation), |f| {
+                (f.g, f.path, f.kind.category())
+            });
         self.res.paths[path as usize].excl += dt;
-        let cat = if g == regions::OUTSIDE {
-            Category::Computation
-        } else {
-            self.table.category(g)
-        };
         self.res.categories[cat as usize] += dt;
         if cat == Category::Computation {
             self.interval.add_comp(g, dt);
@@ -554,31 +627,34 @@ impl<'a> LocPass<'a> {
                 let seq = next(&mut self.send_seq, (comm, peer, tag));
                 let enter = self.enter_time(t);
                 let chain = self.cp.snapshot();
+                let blocking = matches!(e.kind, Send { .. })
+                    && self
+                        .stack
+                        .last()
+                        .is_some_and(|f| f.kind == RegionKind::Send);
+                let note = self.note();
                 board.post(
                     Key::Msg(comm, rank, peer, tag, seq),
                     Val::Send {
                         t: enter,
                         loc: me,
                         setup: self.setup_end,
+                        blocking,
+                        note,
                         chain,
                     },
                     1,
                 );
-                let blocking = matches!(e.kind, Send { .. })
-                    && self
-                        .stack
-                        .last()
-                        .is_some_and(|f| self.table.kind(f.g) == RegionKind::Send);
-                let note = self.note();
-                self.pending.push_back(Pending {
-                    key: Key::Back(comm, rank, peer, tag, seq),
-                    kind: PendKind::Send {
+                if blocking {
+                    let n = next(&mut self.blocking_sent, (comm, peer, tag));
+                    self.pending.push_back(Pending {
+                        key: Key::Back(comm, rank, peer, tag, n / BATCH),
+                        pos: (n % BATCH) as usize,
                         enter,
-                        leave: (!blocking).then_some(enter),
+                        leave: None,
                         path: self.top_path(),
-                    },
-                    note,
-                });
+                    });
+                }
                 self.activity += 1;
                 if let Some(f) = self.stack.last_mut() {
                     f.xfer = Some((peer, bytes));
@@ -593,13 +669,13 @@ impl<'a> LocPass<'a> {
                 let seq = next(&mut self.recv_seq, (comm, peer, tag));
                 self.need = Some(Need::Recv {
                     key: Key::Msg(comm, peer, rank, tag, seq),
-                    back: Key::Back(comm, peer, rank, tag, seq),
+                    chan: (comm, peer, tag),
                     enter: self.enter_time(t),
                 });
                 self.activity += 1;
                 if matches!(e.kind, Recv { .. }) {
                     if let Some(f) = self.stack.last_mut() {
-                        if self.table.kind(f.g) == RegionKind::Recv {
+                        if f.kind == RegionKind::Recv {
                             f.xfer = Some((peer, 0));
                         }
                     }
@@ -616,11 +692,15 @@ impl<'a> LocPass<'a> {
                 if n > 1 {
                     let me_root = root != NO_ROOT && root == rank;
                     let chain = self.cp.snapshot();
+                    let note = self.note();
                     let arrival = Arrival {
                         last: (enter, me),
                         last_chain: chain,
+                        last_note: note.clone(),
                         last_nonroot: (!me_root).then_some((enter, me)),
+                        nonroot_note: (!me_root).then(|| note.clone()),
                         root: me_root.then_some((enter, me)),
+                        root_note: me_root.then_some(note),
                         activity: self.activity,
                         ranks: (rank, rank),
                         work_max: (ns_u64(work), me),
@@ -630,7 +710,6 @@ impl<'a> LocPass<'a> {
                     board.contribute(Key::Coll(comm, seq), Val::Arr(Box::new(arrival)), n, n);
                     self.need = Some(Need::Coll {
                         key: Key::Coll(comm, seq),
-                        fb: Key::CollFb(comm, seq),
                         op,
                         root,
                         enter,
@@ -654,23 +733,18 @@ impl<'a> LocPass<'a> {
             let s = self.syncs.pop_front().unwrap_or_default();
             if let Some((link, readers)) = s.posts {
                 let chain = self.cp.snapshot();
+                let note = self.note();
                 board.post(
                     Key::Obj(link),
                     Val::Post {
                         t,
                         loc: me,
                         setup: self.setup_end,
-                        readers,
+                        note,
                         chain,
                     },
                     readers,
                 );
-                let note = self.note();
-                self.pending.push_back(Pending {
-                    key: Key::ObjFb(link),
-                    kind: PendKind::Fb,
-                    note,
-                });
             }
             if let Some(link) = s.needs {
                 let (pattern, enter) = match e.kind {
@@ -687,7 +761,6 @@ impl<'a> LocPass<'a> {
                 };
                 self.need = Some(Need::Obj {
                     key: Key::Obj(link),
-                    fb: link,
                     pattern,
                     enter,
                 });
@@ -702,17 +775,20 @@ impl<'a> LocPass<'a> {
         let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
         match (self.need.take(), v) {
             (
-                Some(Need::Recv { back, enter, .. }),
+                Some(Need::Recv { chan, enter, .. }),
                 Val::Send {
                     t: s,
                     loc: src,
                     setup,
+                    blocking,
+                    note,
                     chain,
                 },
             ) => {
                 let wait = waiting(enter, s, t, setup, self.setup_end);
                 if wait > 0.0 {
                     self.record(Pattern::LateSender, path, wait, Some(src));
+                    self.charge(src, &note, wait);
                     self.cp.adopt(chain);
                     self.cp.add(g, t - s.min(t));
                 }
@@ -739,44 +815,61 @@ impl<'a> LocPass<'a> {
                     self.ring.push_back((s, path, src, wait));
                 }
                 self.setup_end = f64::NEG_INFINITY;
-                board.post(
-                    back,
-                    Val::Back {
-                        enter,
-                        wait_ns: ns_u64(wait),
-                        loc: me,
-                    },
-                    1,
-                );
+                if blocking {
+                    // The sender learns when this receive was posted.
+                    let (comm, peer, tag) = chan;
+                    let e = self.answers_out.entry(chan).or_insert((0, Vec::new()));
+                    e.1.push(enter);
+                    if e.1.len() as u64 == BATCH {
+                        let enters = std::mem::take(&mut e.1);
+                        let key = Key::Back(comm, peer, self.loc.rank, tag, e.0);
+                        e.0 += 1;
+                        board.post(key, Val::Back { enters, loc: me }, 1);
+                    }
+                }
             }
             (
                 Some(Need::Coll {
-                    fb,
+                    key,
                     op,
                     root,
                     enter,
                     me_root,
-                    ..
                 }),
                 Val::Arr(a),
             ) => {
+                let (comm, seq) = match key {
+                    Key::Coll(c, s) => (c, s),
+                    _ => (0, 0),
+                };
+                let n = self.pairing.members(comm, seq).max(1);
                 let last = a.last;
-                let pattern_wait = match op {
-                    CollectiveOp::Barrier => Some((Pattern::WaitAtBarrier, Some(last))),
+                let culprit = match op {
+                    CollectiveOp::Barrier => {
+                        Some((Pattern::WaitAtBarrier, Some(last), Some(&a.last_note)))
+                    }
                     CollectiveOp::Broadcast | CollectiveOp::Scatter if root != NO_ROOT => {
-                        (!me_root).then_some((Pattern::LateBroadcast, a.root))
+                        (!me_root).then_some((Pattern::LateBroadcast, a.root, a.root_note.as_ref()))
                     }
-                    CollectiveOp::Reduce | CollectiveOp::Gather if root != NO_ROOT => {
-                        me_root.then_some((Pattern::EarlyReduce, a.last_nonroot))
+                    CollectiveOp::Reduce | CollectiveOp::Gather if root != NO_ROOT => me_root
+                        .then_some((
+                            Pattern::EarlyReduce,
+                            a.last_nonroot,
+                            a.nonroot_note.as_ref(),
+                        )),
+                    _ if root == NO_ROOT => {
+                        Some((Pattern::WaitAtNxN, Some(last), Some(&a.last_note)))
                     }
-                    _ if root == NO_ROOT => Some((Pattern::WaitAtNxN, Some(last))),
                     _ => None,
                 };
                 let mut wait = 0.0;
-                if let Some((pattern, Some((tl, culprit)))) = pattern_wait {
-                    wait = waiting(enter, tl, t, a.setup, self.setup_end);
+                if let Some((pattern, Some((tl, culprit)), note)) = culprit {
                     if culprit != me {
+                        wait = waiting(enter, tl, t, a.setup, self.setup_end);
                         self.record(pattern, path, wait, Some(culprit));
+                        if let Some(note) = note {
+                            self.charge(culprit, note, wait);
+                        }
                     }
                 }
                 // The path goes through the last arrival.
@@ -784,44 +877,19 @@ impl<'a> LocPass<'a> {
                     self.cp.adopt(a.last_chain.clone());
                     self.cp.add(g, t - last.0.min(t));
                 }
-                if last.1 == me {
-                    let note = self.note();
-                    self.pending.push_back(Pending {
-                        key: fb,
-                        kind: PendKind::Fb,
-                        note,
-                    });
-                } else {
-                    let n = self.pairing_members(fb);
-                    board.contribute(
-                        fb,
-                        Val::Fb {
-                            wait_ns: ns_u64(wait),
-                        },
-                        n.saturating_sub(1).max(1),
-                        1,
-                    );
-                }
                 // Block-level balance, counted once by the slowest.
+                let b = self.res.blocks.entry(comm).or_insert((0, 0.0, 0));
+                b.0 += 1;
                 if a.work_max.1 == me {
-                    let n = self.pairing_members(fb).max(1) as f64;
-                    let imb = a.work_max.0 as f64 - a.work_sum as f64 / n;
-                    let comm = match fb {
-                        Key::CollFb(c, _) => c,
-                        _ => 0,
-                    };
-                    let b = self.res.blocks.entry(comm).or_insert((0, 0.0, 0));
+                    let imb = a.work_max.0 as f64 - a.work_sum as f64 / n as f64;
                     b.1 += imb.max(0.0);
                     b.2 += 1;
                 }
-                if let Key::CollFb(c, _) = fb {
-                    self.res.blocks.entry(c).or_insert((0, 0.0, 0)).0 += 1;
-                }
                 if op == CollectiveOp::Barrier {
                     // Redundant: no communication anywhere since the
-                    // previous barrier, between processes.
-                    // What removing it saves is its own cost, not the
-                    // waiting, which would move to the next one.
+                    // previous barrier, between processes. What removing
+                    // it saves is its own cost, not the waiting, which
+                    // would move to the next one.
                     if self.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
                         self.res
                             .waits
@@ -836,23 +904,22 @@ impl<'a> LocPass<'a> {
                 self.setup_end = f64::NEG_INFINITY;
             }
             (
-                Some(Need::Obj {
-                    fb, pattern, enter, ..
-                }),
+                Some(Need::Obj { pattern, enter, .. }),
                 Val::Post {
                     t: p,
                     loc: src,
                     setup,
-                    readers,
+                    note,
                     chain,
                 },
             ) => {
                 let wait = waiting(enter, p, t, setup, self.setup_end);
                 if let Some(pattern) = pattern {
                     if pattern == Pattern::JoinWait {
-                        self.join(enter, path, p, src, wait);
+                        self.join(enter, path, p, src, wait, note);
                     } else if src != me {
                         self.record(pattern, path, wait, Some(src));
+                        self.charge(src, &note, wait);
                     }
                 }
                 // A thread's path begins with its creator's.
@@ -860,14 +927,6 @@ impl<'a> LocPass<'a> {
                     self.cp.adopt(chain);
                     self.cp.add(g, t - p.min(t));
                 }
-                board.contribute(
-                    Key::ObjFb(fb),
-                    Val::Fb {
-                        wait_ns: ns_u64(wait),
-                    },
-                    readers,
-                    1,
-                );
             }
             (need, _) => {
                 // A value of the wrong kind: the trace's ids collide.
@@ -877,14 +936,33 @@ impl<'a> LocPass<'a> {
         }
     }
 
-    fn pairing_members(&self, k: Key) -> u32 {
-        match k {
-            Key::CollFb(c, s) => self.pairing.members(c, s),
-            _ => 1,
+    /// Charges `wait` caused by location `culprit` to the interval its
+    /// note describes: its computation directly, its own waiting to whoever
+    /// caused that (propagation).
+    fn charge(&mut self, culprit: u32, note: &Interval, wait: f64) {
+        if wait <= 0.0 {
+            return;
+        }
+        let comp: f64 = note.comp.iter().map(|e| e.1).sum();
+        let waits: f64 = note.waits.iter().map(|e| e.1).sum();
+        let total = comp + waits;
+        if total <= 0.0 {
+            *self
+                .res
+                .delay
+                .entry((culprit, regions::OUTSIDE))
+                .or_insert(0.0) += wait;
+            return;
+        }
+        for &(g, c) in &note.comp {
+            *self.res.delay.entry((culprit, g)).or_insert(0.0) += wait * c / total;
+        }
+        for &(l, c) in &note.waits {
+            *self.res.propagated.entry(l).or_insert(0.0) += wait * c / total;
         }
     }
 
-    fn join(&mut self, enter: f64, path: u32, end: f64, src: u32, wait: f64) {
+    fn join(&mut self, enter: f64, path: u32, end: f64, src: u32, wait: f64, note: Note) {
         let cont = self
             .join
             .as_ref()
@@ -900,7 +978,7 @@ impl<'a> LocPass<'a> {
             });
         }
         if let Some(j) = self.join.as_mut() {
-            j.ends.push((end, src));
+            j.ends.push((end, src, note));
             j.waits += wait;
         }
     }
@@ -912,7 +990,8 @@ impl<'a> LocPass<'a> {
         let Some(j) = self.join.take() else {
             return;
         };
-        let Some(&(emax, culprit)) = j.ends.iter().max_by(|a, b| a.0.total_cmp(&b.0)) else {
+        let Some((emax, culprit, note)) = j.ends.iter().max_by(|a, b| a.0.total_cmp(&b.0)).cloned()
+        else {
             return;
         };
         let ns = if j.ends.len() == 1 {
@@ -927,6 +1006,7 @@ impl<'a> LocPass<'a> {
                 .entry((Pattern::JoinWait, j.path))
                 .or_default()
                 .add(ns, Some(culprit));
+            self.charge(culprit, &note, ns);
         }
     }
 
@@ -976,26 +1056,36 @@ impl<'a> LocPass<'a> {
             EventKind::Enter { region } => {
                 let g = self.table.global(self.process, region);
                 let parent = self.top_path();
-                let path = self.path_of(parent, g);
+                let cached = self.stack.last().map_or(self.root_child, |f| f.child);
+                let path = if cached.0 == g && cached.1 != 0 {
+                    cached.1
+                } else {
+                    self.path_of(parent, g)
+                };
+                match self.stack.last_mut() {
+                    Some(f) => f.child = (g, path),
+                    None => self.root_child = (g, path),
+                }
                 self.stack.push(Frame {
                     g,
+                    kind: self.table.kind(g),
                     path,
                     enter: t,
                     wait: 0.0,
                     xfer: None,
+                    child: (0, 0),
                 });
             }
             EventKind::Leave { .. } => {
                 if let Some(f) = self.stack.pop() {
                     self.leave_stats(f, t);
-                    let kind = self.table.kind(f.g);
+                    let kind = f.kind;
                     if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
                         for p in self.pending.iter_mut().rev() {
-                            match &mut p.kind {
-                                PendKind::Send { leave, .. } if leave.is_none() => *leave = Some(t),
-                                PendKind::Send { .. } => break,
-                                PendKind::Fb => {}
+                            if p.leave.is_some() {
+                                break;
                             }
+                            p.leave = Some(t);
                         }
                     }
                     if let Some((peer, bytes)) = f.xfer {
@@ -1082,76 +1172,88 @@ impl<'a> LocPass<'a> {
     /// one missing.
     fn answers(&mut self, board: &Board<Key, Val>, wait: bool) -> bool {
         while let Some(p) = self.pending.front() {
-            if let PendKind::Send { leave: None, .. } = p.kind {
-                if !wait {
-                    return true;
+            if p.leave.is_none() && !wait {
+                return true;
+            }
+            let key = p.key;
+            if !self.answers_in.contains_key(&key) {
+                match board.take(&key) {
+                    Some(Val::Back { enters, loc }) => {
+                        self.answers_in.insert(key, (enters, loc));
+                    }
+                    Some(_) => {
+                        self.pending.pop_front();
+                        self.res.unmatched += 1;
+                        continue;
+                    }
+                    None if wait && self.force => {
+                        self.force = false;
+                        self.pending.pop_front();
+                        self.res.unmatched += 1;
+                        continue;
+                    }
+                    None => return !wait,
                 }
             }
-            match board.take(&p.key) {
-                Some(v) => {
-                    let p = self.pending.pop_front().expect("front exists");
-                    self.answer(p, v);
+            let p = self.pending.pop_front().expect("front exists");
+            let (r, loc, done) = match self.answers_in.get(&key) {
+                Some((enters, loc)) => {
+                    (enters.get(p.pos).copied(), *loc, p.pos + 1 >= enters.len())
                 }
-                None if wait && self.force => {
-                    self.force = false;
-                    self.pending.pop_front();
-                    self.res.unmatched += 1;
+                None => (None, 0, true),
+            };
+            if done {
+                self.answers_in.remove(&key);
+            }
+            // Late Receiver: the send was still blocked when the receive
+            // was posted.
+            let leave = p.leave.unwrap_or(p.enter);
+            match r {
+                Some(r) if r > p.enter && leave >= r => {
+                    self.res
+                        .waits
+                        .entry((Pattern::LateReceiver, p.path))
+                        .or_default()
+                        .add(r - p.enter, Some(loc));
                 }
-                None => return !wait,
+                Some(_) => {}
+                None => self.res.unmatched += 1,
             }
         }
         true
     }
 
-    fn answer(&mut self, p: Pending, v: Val) {
-        let wait = match (&p.kind, v) {
-            (
-                PendKind::Send { enter, leave, path },
-                Val::Back {
-                    enter: r,
-                    wait_ns,
-                    loc,
-                },
-            ) => {
-                // Late Receiver: the send was still blocked when the
-                // receive was posted.
-                let leave = leave.unwrap_or(*enter);
-                if r > *enter && leave >= r {
-                    self.res
-                        .waits
-                        .entry((Pattern::LateReceiver, *path))
-                        .or_default()
-                        .add(r - enter, Some(loc));
-                }
-                wait_ns
+    /// Posts the answers of channels whose batch is not full: the stream
+    /// is over.
+    fn flush(&mut self, board: &Board<Key, Val>) {
+        if self.flushed {
+            return;
+        }
+        self.flushed = true;
+        let mut out: Vec<_> = self.answers_out.drain().collect();
+        out.sort_by_key(|e| e.0);
+        for ((comm, peer, tag), (batch, enters)) in out {
+            if !enters.is_empty() {
+                let key = Key::Back(comm, peer, self.loc.rank, tag, batch);
+                board.post(
+                    key,
+                    Val::Back {
+                        enters,
+                        loc: self.index,
+                    },
+                    1,
+                );
             }
-            (PendKind::Fb, Val::Fb { wait_ns }) => wait_ns,
-            _ => 0,
-        };
-        if wait == 0 {
-            return;
-        }
-        // Charge the waiting to the interval before the post: its
-        // computation directly, its own waiting to whoever caused that.
-        let w = wait as f64;
-        let comp: f64 = p.note.comp.iter().map(|e| e.1).sum();
-        let waits: f64 = p.note.waits.iter().map(|e| e.1).sum();
-        let total = comp + waits;
-        if total <= 0.0 {
-            *self.res.delay.entry(regions::OUTSIDE).or_insert(0.0) += w;
-            return;
-        }
-        for &(g, c) in &p.note.comp {
-            *self.res.delay.entry(g).or_insert(0.0) += w * c / total;
-        }
-        for &(l, c) in &p.note.waits {
-            *self.res.propagated.entry(l).or_insert(0.0) += w * c / total;
         }
     }
 
-    /// Time of event `e` in ns of experiment time.
+    /// Time of event `e` in ns of experiment time (the clock map's own
+    /// arithmetic, in 64 bits: ticks are within 2^63 of its reference).
+    #[inline]
     fn time(&self, e: &Event) -> f64 {
-        self.loc.clock.ns(e.time) - self.t0
+        let c = &self.loc.clock;
+        let d = e.time.wrapping_sub(c.tick0) as i64;
+        (c.ns0 - self.t0) + d as f64 * c.ns_per_tick
     }
 }
 
@@ -1168,6 +1270,7 @@ impl Pass for LocPass<'_> {
             }
             if self.pos >= self.batch.len() && !self.refill() {
                 // The stream is done; the answers still due are awaited.
+                self.flush(board);
                 if self.answers(board, true) {
                     return (Status::Done, moved);
                 }
