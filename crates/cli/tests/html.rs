@@ -332,6 +332,15 @@ fn a_thousand_ranks_with_messages_stay_readable() {
     )
     .unwrap();
     shot(&mut b, &d, "wide-zoomed");
+    // Ten of them, one row each.
+    b.eval("(() => { const i = document.getElementById('tl-rows'); i.value = '100-109'; i.dispatchEvent(new Event('change')); })()").unwrap();
+    let layout = b.eval("pxState.timelines[0].rowsLayout()").unwrap();
+    assert_eq!(
+        (layout["group"].as_u64(), layout["shown"].as_u64()),
+        (Some(1), Some(10)),
+        "{layout}"
+    );
+    shot(&mut b, &d, "wide-ten");
     // Without --findings the bottleneck analysis ran: every receive
     // waits for a late sender, and a finding leads to its row.
     click(&mut b, "nav-findings");

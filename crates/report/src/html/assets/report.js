@@ -262,6 +262,9 @@ class Timeline {
     this.d = d;
     this.t = d.timeline;
     this.nrows = this.t.labels.length;
+    // The locations shown: rows first..last (exclusive), all by default.
+    this.first = 0;
+    this.last = this.nrows;
     this.view = shared || { t0: 0, t1: this.t.span, listeners: [] };
     this.view.listeners.push(() => this.draw());
     this.lod = this.t.levels.map(() => null);
@@ -282,11 +285,22 @@ class Timeline {
 
   rowsLayout() {
     const h = this.canvas.height - 20;
-    const n = this.nrows;
+    const n = this.last - this.first;
     const maxRows = Math.max(1, Math.floor(h / 4));
     const group = Math.ceil(n / maxRows);
     const shown = Math.ceil(n / group);
-    return { group, shown, rowH: h / shown, top: 20 };
+    return { group, shown, rowH: h / shown, top: 20, first: this.first, last: this.last };
+  }
+
+  // The display row of location row `r`, or -1 when it is not shown.
+  slot(L, r) {
+    return r < L.first || r >= L.last ? -1 : Math.floor((r - L.first) / L.group);
+  }
+
+  setRows(first, last) {
+    this.first = Math.max(0, Math.min(first, this.nrows - 1));
+    this.last = Math.max(this.first + 1, Math.min(last, this.nrows));
+    this.draw();
   }
 
   // Unpacks `b64` once, whoever asks first.
@@ -368,19 +382,19 @@ class Timeline {
     g.fillStyle = '#fff';
     g.fillRect(0, 0, w, cv.height);
     this.axis(g, w);
-    const n = this.nrows;
+    const n = L.last;
     if (exact) this.paintVisits(g, L, w, tiles);
     else {
       for (let s = 0; s < L.shown; s++) {
         const members = [];
-        for (let r = s * L.group; r < Math.min(n, (s + 1) * L.group); r++) members.push(r);
+        for (let r = L.first + s * L.group; r < Math.min(n, L.first + (s + 1) * L.group); r++) members.push(r);
         this.paintBins(g, members, level, L.top + s * L.rowH, L.rowH, w);
       }
     }
     if (this.showArrows && this.t.narrows > 0) this.paintArrows(g, L, w);
-    if (this.highlight) {
+    if (this.highlight && this.slot(L, this.highlight.row) >= 0) {
       const h = this.highlight;
-      const s = Math.floor(h.row / L.group);
+      const s = this.slot(L, h.row);
       const x0 = this.x(h.t0, w), x1 = this.x(h.t1, w);
       g.strokeStyle = '#d00';
       g.lineWidth = 2;
@@ -392,7 +406,7 @@ class Timeline {
     g.font = '10px sans-serif';
     const every = Math.ceil(13 / L.rowH);
     for (let s = 0; s < L.shown; s += every) {
-      const a = s * L.group, b = Math.min(n, (s + 1) * L.group) - 1;
+      const a = L.first + s * L.group, b = Math.min(n, L.first + (s + 1) * L.group) - 1;
       const text = L.group === 1 ? (L.rowH >= 14 ? this.t.labels[a] : this.t.short[a]) : this.t.short[a] + '–' + this.t.short[b];
       const y = L.top + s * L.rowH;
       g.fillStyle = 'rgba(255,255,255,.8)';
@@ -459,7 +473,8 @@ class Timeline {
     const draw = (start, dur, region, dep, row) => {
       const end = start + dur;
       if (end < t0 || start > t1) return;
-      const s = Math.floor(row / L.group);
+      const s = this.slot(L, row);
+      if (s < 0) return;
       const y = L.top + s * L.rowH;
       const x0 = this.x(start, w), x1 = this.x(end, w);
       g.fillStyle = regionColour(this.d, region);
@@ -495,7 +510,11 @@ class Timeline {
       return;
     }
     const a = this.arrows.cols;
-    const inView = i => a[3][i] >= this.view.t0 && a[1][i] <= this.view.t1 && Math.floor(a[0][i] / L.group) !== Math.floor(a[2][i] / L.group);
+    const inView = i => {
+      if (a[3][i] < this.view.t0 || a[1][i] > this.view.t1) return false;
+      const p = this.slot(L, a[0][i]), q = this.slot(L, a[2][i]);
+      return p >= 0 && q >= 0 && p !== q;
+    };
     let total = 0;
     for (let i = 0; i < this.arrows.n; i++) if (inView(i)) total++;
     // Too many to tell apart: an even sample of them.
@@ -505,8 +524,8 @@ class Timeline {
     for (let i = 0; i < this.arrows.n; i++) {
       if (!inView(i) || seen++ % stride) continue;
       const ts = a[1][i], tr = a[3][i];
-      const ys = L.top + (Math.floor(a[0][i] / L.group) + 0.5) * L.rowH;
-      const yr = L.top + (Math.floor(a[2][i] / L.group) + 0.5) * L.rowH;
+      const ys = L.top + (this.slot(L, a[0][i]) + 0.5) * L.rowH;
+      const yr = L.top + (this.slot(L, a[2][i]) + 0.5) * L.rowH;
       const xs = this.x(ts, w), xr = this.x(tr, w);
       g.strokeStyle = g.fillStyle = a[5][i] ? 'rgba(120,120,120,.7)' : 'rgba(0,0,0,.75)';
       g.beginPath();
@@ -538,7 +557,7 @@ class Timeline {
     if (s < 0 || s >= L.shown) return null;
     const w = this.canvas.width;
     const t = this.view.t0 + px / w * (this.view.t1 - this.view.t0);
-    const r0 = s * L.group, r1 = Math.min(this.nrows, (s + 1) * L.group);
+    const r0 = L.first + s * L.group, r1 = Math.min(L.last, L.first + (s + 1) * L.group);
     let best = null;
     const lists = [this.long, ...this.tiles].filter(x => x);
     for (const u of lists) {
@@ -620,11 +639,21 @@ function viewTimeline(sec) {
   arrows.addEventListener('change', () => { tls.forEach(t => { t.showArrows = arrows.checked; t.draw(); }); });
   const legend = el('div', { class: 'legend' });
   tls[0].legendBox = legend;
+  // A range of locations (rows in the order shown, from 0) to look at
+  // closely, e.g. 100-149; empty for all.
+  const n = MEAS.timeline.labels.length;
+  const rows = el('input', { type: 'text', id: 'tl-rows', size: 10, placeholder: '0-' + (n - 1) });
+  rows.addEventListener('change', () => {
+    const m = rows.value.trim().match(/^(\d+)\s*(?:-\s*(\d+))?$/);
+    const [a, b] = m ? [Number(m[1]), m[2] == null ? Number(m[1]) : Number(m[2])] : [0, n - 1];
+    tls.forEach(t => t.setRows(Math.min(a, b), Math.max(a, b) + 1));
+  });
   sec.append(el('div', { class: 'controls' },
     el('button', { id: 'tl-in', onclick: () => tls[0].zoom(0.5) }, 'zoom in'),
     el('button', { id: 'tl-out', onclick: () => tls[0].zoom(2) }, 'zoom out'),
     el('button', { id: 'tl-all', onclick: () => tls[0].setView(0, shared.t1) }, 'all'),
     el('label', {}, arrows, ' messages and thread hand-offs (' + MEAS.timeline.narrows + ')'),
+    el('label', {}, 'locations ', rows),
     el('span', { class: 'dim' }, MEAS.timeline.labels.length + ' locations; many locations share a row, showing the region most of them are in')));
   sec.append(legend);
   for (const t of tls) sec.append(t.box);
@@ -803,6 +832,7 @@ function showFinding(x, src) {
   if (x.row != null && x.t0 != null && pxState.timelines.length) {
     const tl = pxState.timelines[0];
     tl.highlight = { row: x.row, t0: x.t0, t1: x.t1 };
+    if (x.row < tl.first || x.row >= tl.last) pxState.timelines.forEach(t => t.setRows(0, t.nrows));
     show('timeline');
     const pad = Math.max((x.t1 - x.t0) * 0.5, 1000);
     tl.setView(x.t0 - pad, x.t1 + pad);
