@@ -1,0 +1,168 @@
+//! `parallax analyze`, `scaling`, `compare` and `baseline` end to end: the
+//! ground-truth programs of workloads/bottlenecks are compiled, measured
+//! with `parallax run` and analysed; the findings must name the injected
+//! bottleneck, its location and its culprit, and the bottleneck-free
+//! program must give none.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+/// Compiles workloads/bottlenecks/`src` with `cc` and measures it (under
+/// `mpirun -np ranks` if given) into a fresh experiment.
+fn measure(name: &str, cc: &str, src: &str, ranks: Option<u32>) -> PathBuf {
+    let d = tmp(name);
+    let exe = d.join(name);
+    let mut args = vec!["-O1", "-pthread", "-o", exe.to_str().unwrap()];
+    let src = workloads().join("bottlenecks").join(src);
+    args.push(src.to_str().unwrap());
+    compile(cc, &args);
+    let out = d.join("exp");
+    let exe = exe.to_str().unwrap().to_string();
+    let np = ranks.map(|r| r.to_string());
+    let cmd: Vec<&str> = match &np {
+        Some(n) => vec![
+            "mpirun",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-np",
+            n,
+            &exe,
+        ],
+        None => vec![&exe],
+    };
+    let o = run(&out, &["--mode", "trace"], &cmd);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+fn analyze(dir: &Path, extra: &[&str]) -> Value {
+    let o = parallax()
+        .arg("analyze")
+        .arg(dir)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn findings<'a>(v: &'a Value, pattern: &str) -> Vec<&'a Value> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["pattern"] == pattern)
+        .collect()
+}
+
+fn at(f: &Value) -> (u64, u64) {
+    (f["rank"].as_u64().unwrap(), f["thread"].as_u64().unwrap())
+}
+
+#[test]
+fn lock_contention_names_the_holder_with_a_hint() {
+    let exp = measure("bn-lock", "gcc", "pthreads/lock.c", None);
+    let v = analyze(&exp, &[]);
+    let w = findings(&v, "lock_wait");
+    assert_eq!(w.len(), 1, "{v:#}");
+    assert_eq!(at(w[0]), (0, 2));
+    assert_eq!(at(&w[0]["culprits"][0]), (0, 1));
+    let s = w[0]["severity_s"].as_f64().unwrap();
+    // 30 ms held, asked for 1 ms later, ten times; sleeps overshoot on a busy machine.
+    assert!((0.1..1.0).contains(&s), "severity {s}");
+    assert_eq!(w[0]["region"], "pthread_mutex_lock");
+    assert!(w[0]["hint"].as_str().unwrap().contains("critical section"));
+    // The holder's computation inside the lock caused the waiting.
+    let d = &v["delays"][0];
+    assert_eq!(
+        (d["rank"].as_u64(), d["thread"].as_u64()),
+        (Some(0), Some(1))
+    );
+    // Ranked by severity.
+    let sev: Vec<f64> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["severity_s"].as_f64().unwrap())
+        .collect();
+    assert!(sev.windows(2).all(|w| w[0] >= w[1]));
+    // Same result on the thread pool, and a readable text form.
+    assert_eq!(analyze(&exp, &["--threads", "2"]), v);
+    let o = parallax().arg("analyze").arg(&exp).output().unwrap();
+    let text = stdout(&o);
+    assert!(
+        text.contains("lock_wait") && text.contains("caused by: rank 0 thread 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bottleneck_free_program_has_no_finding() {
+    let exp = measure("bn-clean", "gcc", "pthreads/clean.c", None);
+    let v = analyze(&exp, &[]);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+    assert!(v["events"].as_u64().unwrap() > 100);
+    assert!(v["critical_path"]["length_s"].as_f64().unwrap() > 0.05);
+}
+
+#[test]
+fn late_sender_between_mpi_ranks() {
+    if !have("mpicc") || !have("mpirun") {
+        eprintln!("skipped: no MPI");
+        return;
+    }
+    let exp = measure("bn-ls", "mpicc", "mpi/late_sender.c", Some(2));
+    let v = analyze(&exp, &[]);
+    let w = findings(&v, "late_sender");
+    assert_eq!(w.len(), 1, "{v:#}");
+    assert_eq!((at(w[0]), at(&w[0]["culprits"][0])), ((1, 0), (0, 0)));
+    let s = w[0]["severity_s"].as_f64().unwrap();
+    // 30 ms late, ten times; a busy machine only sleeps longer.
+    assert!((0.18..1.0).contains(&s), "severity {s}");
+    assert_eq!(w[0]["region"], "MPI_Recv");
+}
+
+#[test]
+fn scaling_compare_and_baseline_run_on_real_experiments() {
+    let a = measure("bn-join", "gcc", "pthreads/join.c", None);
+    let b = measure("bn-barrier", "gcc", "pthreads/barrier.c", None);
+    let o = parallax()
+        .args(["scaling", "--json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!((runs[0]["efficiency"].as_f64().unwrap() - 1.0).abs() < 1e-12);
+    let o = parallax()
+        .args(["compare", "--json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["changes"][0]["what"], "(run)");
+    assert!(v["changes"].as_array().unwrap().len() > 1);
+    let file = tmp("bn-baselines").join("b.txt");
+    let o = parallax()
+        .args(["baseline", "--max-threads", "2", "--out"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("barrier 2 ")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("lock 1 ")), "{text}");
+    // The analysis reads them.
+    let v = analyze(&a, &["--baselines", file.to_str().unwrap()]);
+    assert_eq!(findings(&v, "join_wait").len(), 1, "{v:#}");
+}
