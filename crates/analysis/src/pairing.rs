@@ -27,6 +27,7 @@ use crate::trace::{self, Loc};
 
 /// What kind of shared object a key names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum Object {
     /// A lock, by address.
     Lock,
@@ -40,6 +41,11 @@ pub enum Object {
     ThreadEnd,
     /// A memory word of a rank: (rank << 48) ^ address.
     Value,
+}
+
+impl Object {
+    /// Number of kinds.
+    pub const COUNT: usize = 6;
 }
 
 /// A producer event of a shared object: the `seq`-th of its kind on it.
@@ -96,6 +102,10 @@ struct Rec {
     object: Object,
     id: u64,
     t: f64,
+    /// Time of the location's previous event (when a wait began), and
+    /// its probe: enter, leave, other.
+    prev: f64,
+    prev_probe: u8,
     loc: usize,
     ord: usize,
     role: Role,
@@ -139,6 +149,14 @@ pub struct Pairing {
     /// By communicator: each participating location's collective count,
     /// sorted.
     collectives: HashMap<u64, Vec<u64>>,
+    /// Per object kind, the least measured delay from a post to the
+    /// completion of a wait that it decided (the wake-up delay), and from
+    /// the start of a wait (the previous event) to its completion where
+    /// that decided it (the wait's own cost), ns; infinite if unknown.
+    pub latency: [f64; Object::COUNT],
+    /// See `latency`; by the kind of the previous event's probe: enter,
+    /// leave, other.
+    pub own: [[f64; 3]; Object::COUNT],
     /// Problems met while reading.
     pub warnings: Vec<String>,
 }
@@ -160,6 +178,8 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
         let loc = &locs[li];
         let mut recs = Vec::new();
         let mut colls = BTreeMap::new();
+        let mut prev = f64::NEG_INFINITY;
+        let mut prev_probe = 2;
         let r = trace::for_each_event(loc, t0, |e: &Event, t| {
             if let EventKind::CollectiveEnd { comm, .. } = e.kind {
                 *colls.entry(comm).or_insert(0) += 1;
@@ -170,12 +190,16 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
                     object,
                     id,
                     t,
+                    prev,
+                    prev_probe,
                     loc: li,
                     ord,
                     role,
                     index,
                 });
             }
+            prev = t;
+            prev_probe = probe_of(&e.kind);
         });
         let warning = match r {
             Ok(None) => None,
@@ -184,7 +208,11 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
         (recs, colls, warning)
     });
     // Exchange: every object's events in one place, in measured order.
-    let mut out = Pairing::default();
+    let mut out = Pairing {
+        latency: [f64::INFINITY; Object::COUNT],
+        own: [[f64::INFINITY; 3]; Object::COUNT],
+        ..Pairing::default()
+    };
     let mut by_object: HashMap<(Object, u64), Vec<Rec>> = HashMap::new();
     for (recs, colls, warning) in listed {
         let n = recs.len();
@@ -211,13 +239,25 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
                 .then(a.loc.cmp(&b.loc))
                 .then(a.ord.cmp(&b.ord))
         });
-        pair_object(object, id, &recs, &mut out.syncs);
+        let (latency, own) = pair_object(object, id, &recs, &mut out.syncs);
+        let k = object as usize;
+        out.latency[k] = out.latency[k].min(latency);
+        for (o, n) in out.own[k].iter_mut().zip(own) {
+            *o = o.min(n);
+        }
     }
     out
 }
 
-/// Pairs the events of one object, sorted by measured time.
-fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [VecDeque<Sync>]) {
+/// Pairs the events of one object, sorted by measured time; returns the
+/// least delays from a post, and from a wait's start (by the probe that
+/// started it), to the wait's completion.
+fn pair_object(
+    object: Object,
+    id: u64,
+    recs: &[Rec],
+    syncs: &mut [VecDeque<Sync>],
+) -> (f64, [f64; 3]) {
     let link = |seq: u64| Link { object, id, seq };
     let mut readers: Vec<u32> = Vec::new();
     let mut producers: Vec<&Rec> = Vec::new();
@@ -293,5 +333,42 @@ fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [VecDeque<Sync
         if n > 0 {
             syncs[p.loc][p.ord].posts = Some((link(seq as u64), n));
         }
+    }
+    // Each completion is the later of the wait's start plus its own cost
+    // and the post plus the wake-up delay: measured from the post (a) or
+    // from the start (b), one of the two is exact. The instances closest
+    // to the least of each say which side decided them; each side's
+    // least decided value is returned (infinite if none).
+    let waits: Vec<(f64, f64, u8)> = recs
+        .iter()
+        .filter_map(|r| {
+            let l = syncs[r.loc][r.ord].needs?;
+            Some((
+                r.t - producers[l.seq as usize].t,
+                r.t - r.prev,
+                r.prev_probe,
+            ))
+        })
+        .collect();
+    let min_a = waits.iter().map(|w| w.0).fold(f64::INFINITY, f64::min);
+    let min_b = waits.iter().map(|w| w.1).fold(f64::INFINITY, f64::min);
+    let (mut latency, mut own) = (f64::INFINITY, [f64::INFINITY; 3]);
+    for &(a, b, probe) in &waits {
+        if a - min_a <= b - min_b {
+            latency = latency.min(a);
+        } else {
+            let o = &mut own[probe as usize];
+            *o = o.min(b);
+        }
+    }
+    (latency, own)
+}
+
+/// The probe kind of an event: 0 enter, 1 leave, 2 any other.
+fn probe_of(e: &EventKind) -> u8 {
+    match e {
+        EventKind::Enter { .. } => 0,
+        EventKind::Leave { .. } => 1,
+        _ => 2,
     }
 }

@@ -57,6 +57,18 @@ pub enum Op {
     Lock(u64),
     /// Releases lock `id`.
     Unlock(u64),
+    /// Starts location `child` (a thread), which until then waits.
+    Spawn(u32),
+    /// Waits for location `child` to finish.
+    Join(u32),
+    /// Posts semaphore `id`.
+    Post(u64),
+    /// Waits on semaphore `id` (first come, first served).
+    Wait(u64),
+    /// Advances synchronization variable `var` to `index`.
+    Advance(u64, u64),
+    /// Waits until `var` reaches `index`.
+    Await(u64, u64),
 }
 
 /// A program: its user regions and each location's operations.
@@ -85,6 +97,10 @@ pub struct Machine {
     pub lock: f64,
     /// From a release to the next holder's acquisition.
     pub handoff: f64,
+    /// From a create to the thread's start, and from its end to the join.
+    pub thread: f64,
+    /// From a post, advance or thread end to the waiter's wake-up.
+    pub wake: f64,
 }
 
 impl Machine {
@@ -97,18 +113,26 @@ impl Machine {
             barrier: 500.0,
             lock: 40.0,
             handoff: 120.0,
+            thread: 20_000.0,
+            wake: 1_500.0,
         }
     }
 }
 
 /// Built-in regions, after the user's.
-const CALL_REGIONS: [(&str, RegionKind); 6] = [
+const CALL_REGIONS: [(&str, RegionKind); 12] = [
     ("MPI_Send", RegionKind::Send),
     ("MPI_Recv", RegionKind::Recv),
     ("MPI_Barrier", RegionKind::Barrier),
     ("MPI_Allreduce", RegionKind::Collective),
     ("lock", RegionKind::Lock),
     ("unlock", RegionKind::Unlock),
+    ("thread::spawn", RegionKind::ThreadCreate),
+    ("thread::join", RegionKind::ThreadJoin),
+    ("sem_post", RegionKind::SemPost),
+    ("sem_wait", RegionKind::SemWait),
+    ("advance", RegionKind::Advance),
+    ("await", RegionKind::Await),
 ];
 
 /// Events per location, times in ns.
@@ -138,6 +162,13 @@ struct Sim<'a> {
     episode: Vec<u64>,
     /// Locks: free since (None while held), and waiting requests.
     locks: HashMap<u64, (Option<f64>, VecDeque<usize>)>,
+    /// Threads: when each child may start (once spawned), when it ended.
+    start: Vec<Option<f64>>,
+    ended: Vec<Option<f64>>,
+    /// Semaphores: posts not yet taken (availability), waiting requests.
+    sems: HashMap<u64, (VecDeque<f64>, VecDeque<usize>)>,
+    /// Synchronization variables: advances (index, time) in order.
+    vars: HashMap<u64, Vec<(u64, f64)>>,
 }
 
 impl<'a> Sim<'a> {
@@ -154,6 +185,15 @@ impl<'a> Sim<'a> {
             arrivals: HashMap::new(),
             episode: vec![0; n],
             locks: HashMap::new(),
+            start: (0..n as u32)
+                .map(|i| {
+                    let child = p.locations.iter().flatten().any(|o| *o == Op::Spawn(i));
+                    (!child).then_some(1e6)
+                })
+                .collect(),
+            ended: vec![None; n],
+            sems: HashMap::new(),
+            vars: HashMap::new(),
         }
     }
 
@@ -174,7 +214,8 @@ impl<'a> Sim<'a> {
             // The earliest location that can move.
             let mut best: Option<usize> = None;
             for i in 0..n {
-                if self.pc[i] < self.p.locations[i].len()
+                if self.ended[i].is_none()
+                    && self.start[i].is_some()
                     && self.ready(i)
                     && best.is_none_or(|b| self.t[i] < self.t[b])
                 {
@@ -182,14 +223,39 @@ impl<'a> Sim<'a> {
                 }
             }
             let Some(i) = best else { break };
+            if self.threaded(i) && self.pc[i] == 0 && self.phase[i] == 0 && self.out[i].is_empty() {
+                self.t[i] = self.start[i].unwrap_or(self.t[i]);
+                let token = i as u64 + 1;
+                self.record(i, EventKind::ThreadBegin { token });
+            }
+            if self.pc[i] >= self.p.locations[i].len() {
+                if self.threaded(i) {
+                    let token = i as u64 + 1;
+                    self.record(i, EventKind::ThreadEnd { token });
+                }
+                self.ended[i] = Some(self.t[i]);
+                continue;
+            }
             self.step(i);
         }
         self.out
     }
 
+    /// Whether location `i` is a thread started by another.
+    fn threaded(&self, i: usize) -> bool {
+        let me = i as u32;
+        self.p
+            .locations
+            .iter()
+            .flatten()
+            .any(|o| *o == Op::Spawn(me))
+    }
+
     /// Whether location `i`'s next step can run now.
     fn ready(&self, i: usize) -> bool {
-        let op = self.p.locations[i][self.pc[i]];
+        let Some(&op) = self.p.locations[i].get(self.pc[i]) else {
+            return true;
+        };
         match (op, self.phase[i]) {
             (Op::Recv { from, tag }, 1) => self
                 .mail
@@ -203,6 +269,15 @@ impl<'a> Sim<'a> {
                 .locks
                 .get(&id)
                 .is_some_and(|(free, q)| free.is_some() && q.front() == Some(&i)),
+            (Op::Join(c), 1) => self.ended.get(c as usize).is_some_and(|e| e.is_some()),
+            (Op::Wait(id), 1) => self
+                .sems
+                .get(&id)
+                .is_some_and(|(posts, q)| !posts.is_empty() && q.front() == Some(&i)),
+            (Op::Await(var, index), 1) => self
+                .vars
+                .get(&var)
+                .is_some_and(|v| v.iter().any(|a| a.0 >= index)),
             _ => true,
         }
     }
@@ -322,6 +397,106 @@ impl<'a> Sim<'a> {
                 let cost = if since > 0.0 { self.m.handoff } else { 0.0 };
                 self.t[i] = (self.t[i] + self.m.lock).max(since + cost);
                 self.record(i, EventKind::LockAcquired { lock: id });
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Spawn(c), _) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 6),
+                    },
+                );
+                self.record(
+                    i,
+                    EventKind::ThreadCreate {
+                        token: c as u64 + 1,
+                    },
+                );
+                let at = self.t[i] + self.m.thread;
+                if let Some(s) = self.start.get_mut(c as usize) {
+                    *s = Some(at);
+                    self.t[c as usize] = at;
+                }
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Join(_), 0) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 7),
+                    },
+                );
+                next = false;
+            }
+            (Op::Join(c), _) => {
+                let end = self.ended[c as usize].unwrap_or(self.t[i]);
+                self.t[i] = (self.t[i] + self.m.lock).max(end + self.m.thread);
+                self.record(
+                    i,
+                    EventKind::ThreadJoin {
+                        token: c as u64 + 1,
+                    },
+                );
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Post(id), _) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 8),
+                    },
+                );
+                self.record(i, EventKind::SemPost { sem: id });
+                let t = self.t[i];
+                self.sems.entry(id).or_default().0.push_back(t);
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Wait(id), 0) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 9),
+                    },
+                );
+                self.sems.entry(id).or_default().1.push_back(i);
+                next = false;
+            }
+            (Op::Wait(id), _) => {
+                let s = self.sems.get_mut(&id).expect("waited");
+                let posted = s.0.pop_front().unwrap_or(0.0);
+                s.1.pop_front();
+                self.t[i] = (self.t[i] + self.m.lock).max(posted + self.m.wake);
+                self.record(i, EventKind::SemAcquired { sem: id });
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Advance(var, index), _) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 10),
+                    },
+                );
+                self.record(i, EventKind::Advance { var, index });
+                let t = self.t[i];
+                self.vars.entry(var).or_default().push((index, t));
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Await(..), 0) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 11),
+                    },
+                );
+                next = false;
+            }
+            (Op::Await(var, index), _) => {
+                let at = self.vars[&var]
+                    .iter()
+                    .find(|a| a.0 >= index)
+                    .map_or(self.t[i], |a| a.1);
+                self.t[i] = (self.t[i] + self.m.lock).max(at + self.m.wake);
+                self.record(i, EventKind::AwaitDone { var, index });
                 self.record(i, EventKind::Leave { region: 0 });
             }
             (Op::Unlock(id), _) => {

@@ -159,6 +159,71 @@ fn locks() -> Program {
     }
 }
 
+fn forkjoin() -> Program {
+    // Main spawns three threads with uneven work (k + 1 units), joins them
+    // in order, five times over (new threads each round).
+    let rounds = 5;
+    let p = 3;
+    let mut locs = vec![Vec::new(); 1 + rounds * p];
+    for r in 0..rounds {
+        let ids: Vec<u32> = (0..p).map(|k| (1 + r * p + k) as u32).collect();
+        for (k, &c) in ids.iter().enumerate() {
+            locs[0].push(Op::Spawn(c));
+            probes(&mut locs[c as usize], 20 * (k + 1), 150.0);
+        }
+        for &c in &ids {
+            locs[0].push(Op::Join(c));
+        }
+        probes(&mut locs[0], 3, 500.0);
+    }
+    Program {
+        regions: vec!["outer".into(), "body".into()],
+        locations: locs,
+        threads: true,
+    }
+}
+
+fn semaphores() -> Program {
+    // A producer posts items that take 8 probed bodies each; a slower
+    // consumer (12 bodies) waits on the semaphore for them.
+    let mut locs = vec![Vec::new(); 3];
+    locs[0] = vec![Op::Spawn(1), Op::Spawn(2), Op::Join(1), Op::Join(2)];
+    for _ in 0..40 {
+        probes(&mut locs[1], 8, 120.0);
+        locs[1].push(Op::Post(0x5e));
+        locs[2].push(Op::Wait(0x5e));
+        probes(&mut locs[2], 5, 90.0);
+    }
+    Program {
+        regions: vec!["outer".into(), "body".into()],
+        locations: locs,
+        threads: true,
+    }
+}
+
+fn doacross() -> Program {
+    // Iterations dealt round-robin to two threads; iteration i awaits the
+    // advance of iteration i - 1 before its dependent part (B2) and
+    // advances after it, as in the thesis's backward DOACROSS loop.
+    let mut locs = vec![Vec::new(); 3];
+    locs[0] = vec![Op::Spawn(1), Op::Spawn(2), Op::Join(1), Op::Join(2)];
+    for i in 0..60u64 {
+        let ops = &mut locs[1 + (i % 2) as usize];
+        probes(ops, 3, 100.0 + (i % 7) as f64 * 30.0);
+        if i > 0 {
+            ops.push(Op::Await(0xd0, i));
+        }
+        probes(ops, 2, 80.0);
+        ops.push(Op::Advance(0xd0, i + 1));
+        probes(ops, 4, 60.0);
+    }
+    Program {
+        regions: vec!["outer".into(), "body".into()],
+        locations: locs,
+        threads: true,
+    }
+}
+
 fn check(name: &str, p: &Program) {
     let (truth, measured, comp, s) = run(name, p, Executor::Sequential);
     let (before, _) = max_error(&truth, &measured);
@@ -186,6 +251,21 @@ fn barriers_and_allreduces_are_recovered_exactly() {
 #[test]
 fn lock_handoffs_are_recovered_exactly() {
     check("locks", &locks());
+}
+
+#[test]
+fn fork_join_is_recovered_exactly() {
+    check("forkjoin", &forkjoin());
+}
+
+#[test]
+fn semaphore_waits_are_recovered_exactly() {
+    check("semaphores", &semaphores());
+}
+
+#[test]
+fn advance_await_pipeline_is_recovered_exactly() {
+    check("doacross", &doacross());
 }
 
 #[test]

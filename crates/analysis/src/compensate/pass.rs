@@ -12,7 +12,7 @@ use parallax_model::profile::CallTree;
 
 use super::costs::Costs;
 use super::Convention;
-use crate::pairing::{self, Link, Pairing, Sync};
+use crate::pairing::{self, Link, Object, Pairing, Sync};
 use crate::profile::TreeBuilder;
 use crate::replay::{Board, Pass, Status};
 use crate::trace::Loc;
@@ -49,13 +49,26 @@ pub fn latest(a: &mut Stamp, b: &Stamp) {
     a.tm = a.tm.max(b.tm);
 }
 
-/// Kinds of dependency, each with its own learned costs.
+/// Kinds of dependency, each with its own learned costs: messages,
+/// collectives, then one per kind of shared object.
 #[derive(Clone, Copy, Debug)]
 enum Class {
-    Message = 0,
-    Collective = 1,
-    Object = 2,
+    Message,
+    Collective,
+    Object(Object),
 }
+
+impl Class {
+    fn index(self) -> usize {
+        match self {
+            Class::Message => 0,
+            Class::Collective => 1,
+            Class::Object(o) => 2 + o as usize,
+        }
+    }
+}
+
+const CLASSES: usize = 2 + Object::COUNT;
 
 /// The current event's dependency and posts, worked out once even if the
 /// event blocks and is resumed.
@@ -119,8 +132,8 @@ pub struct LocPass<'a> {
     coll_begin: Option<Stamp>,
     /// Per class: cheapest measured cost of the operation when it did not
     /// wait, and cheapest delay from a partner's post to the completion.
-    own_min: [f64; 3],
-    latency_min: [f64; 3],
+    own_min: [f64; CLASSES],
+    latency_min: [f64; CLASSES],
     /// A thread's end is posted with the stream's last event: what follows
     /// it is the runtime's own teardown.
     end_post: Option<(Key, u32)>,
@@ -156,8 +169,23 @@ impl<'a> LocPass<'a> {
             recv_seq: HashMap::new(),
             coll_seq: HashMap::new(),
             coll_begin: None,
-            own_min: [f64::INFINITY; 3],
-            latency_min: [f64::INFINITY; 3],
+            // Shared objects start from the least costs seen on any
+            // location (the pairing pass measured them), less the probes
+            // inside them; messages and collectives learn as they go.
+            own_min: std::array::from_fn(|i| match i.checked_sub(2) {
+                Some(o) => {
+                    let [e, l, v] = pairing.own[o];
+                    let least = (e - costs.enter_ns)
+                        .min(l - costs.leave_ns)
+                        .min(v - costs.event_ns);
+                    least.max(0.0)
+                }
+                None => f64::INFINITY,
+            }),
+            latency_min: std::array::from_fn(|i| match i.checked_sub(2) {
+                Some(o) => (pairing.latency[o] - costs.event_ns).max(0.0),
+                None => f64::INFINITY,
+            }),
             end_post: None,
             writer,
             last_tick: 0,
@@ -269,7 +297,7 @@ impl<'a> LocPass<'a> {
             }
             ref k if pairing::is_sync(k) => {
                 let s = self.syncs.pop_front().unwrap_or_default();
-                c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object));
+                c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object(l.object)));
                 if let Some((l, readers)) = s.posts {
                     c.posts
                         .push((Key::Obj(l), Stamp { ta: 0.0, tm }, 1, readers));
@@ -302,7 +330,7 @@ impl<'a> LocPass<'a> {
         if let Some((key, class)) = self.cur.needs {
             match board.take(&key) {
                 Some(p) => {
-                    ta = self.resolve(local, tm, ptm, pta, palpha, p, class as usize);
+                    ta = self.resolve(local, tm, ptm, pta, palpha, p, class.index());
                     self.stats.dependencies += 1;
                 }
                 None if self.force => {
@@ -312,7 +340,7 @@ impl<'a> LocPass<'a> {
             }
         }
         self.force = false;
-        if ta < pta {
+        if self.prev.is_some() && ta < pta {
             self.stats.clamped += 1;
             ta = pta;
         }
