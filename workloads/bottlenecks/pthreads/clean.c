@@ -10,7 +10,7 @@ static long total;
 static void *worker(void *a) {
     bn_hello();
     for (int i = 0; i < 10; i++) {
-        work_ms(10);
+        work_ms(50);
         pthread_mutex_lock(&m);
         total += (long)a;
         pthread_mutex_unlock(&m);

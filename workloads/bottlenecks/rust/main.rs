@@ -115,7 +115,7 @@ fn clean() {
             let (b, m) = (b.clone(), m.clone());
             spawn(move || {
                 for _ in 0..10 {
-                    work_ms(10);
+                    work_ms(50);
                     *m.lock().unwrap() += id;
                     b.wait();
                 }
