@@ -227,23 +227,24 @@ fn demo_report_views_work_in_chromium() {
             .unwrap()
     };
     let n0 = drawn(&mut b);
+    let width = |b: &mut Browser| {
+        b.eval("pxState.timelines[0].view.t1 - pxState.timelines[0].view.t0")
+            .unwrap()
+            .as_f64()
+            .unwrap()
+    };
+    let before = width(&mut b);
     click(&mut b, "tl-in");
     b.wait_for(
         &format!("pxState.timelines[0].drawn > {n0}"),
         Duration::from_secs(10),
     )
     .unwrap();
-    let span = b
-        .eval("pxState.timelines[0].view.t1 - pxState.timelines[0].view.t0")
-        .unwrap()
-        .as_f64()
-        .unwrap();
-    let full = b
-        .eval("pxState.timelines[0].t.span")
-        .unwrap()
-        .as_f64()
-        .unwrap();
-    assert!(span < full * 0.6, "zoomed in: {span} of {full}");
+    let span = width(&mut b);
+    assert!(
+        (span / before - 0.5).abs() < 1e-6,
+        "zoomed in: {span} of {before}"
+    );
     assert_eq!(text(&mut b, "pxState.timelines[0].mode"), "visits");
     let (x, y, w, _) = canvas_box(&mut b, "#view-timeline canvas");
     // Second row (a worker), in the middle of the view.
