@@ -103,7 +103,12 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
         }
     }
     for w in &prof.warnings {
-        let _ = writeln!(s, "\n{} {}", paint.warn("warning:"), fmt::fit(w, WIDTH - 9));
+        // Warnings are wrapped, never cut: every word of them matters.
+        let words: Vec<String> = w.split(' ').map(str::to_string).collect();
+        let mut body = String::new();
+        wrap_words(&mut body, "warning:", &words, 9);
+        let body = body.replacen("warning:", &paint.warn("warning:"), 1);
+        let _ = write!(s, "\n{body}");
     }
     s
 }
@@ -111,18 +116,34 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
 /// `head` then `items` separated by commas, wrapped at [`WIDTH`] with
 /// continuation lines indented by `indent`.
 fn wrap(s: &mut String, head: &str, items: &[String], indent: usize) {
+    let n = items.len();
+    let pieces: Vec<String> = items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| {
+            if i + 1 < n {
+                format!("{it},")
+            } else {
+                it.clone()
+            }
+        })
+        .collect();
+    wrap_words(s, head, &pieces, indent);
+}
+
+/// `head` then `words` separated by spaces, wrapped at [`WIDTH`] with
+/// continuation lines indented by `indent`; a word longer than a line
+/// stands alone on its line.
+fn wrap_words(s: &mut String, head: &str, words: &[String], indent: usize) {
     let mut line = head.to_string();
-    for (i, it) in items.iter().enumerate() {
-        let piece = if i + 1 < items.len() {
-            format!(" {it},")
-        } else {
-            format!(" {it}")
-        };
-        if line.chars().count() + piece.chars().count() > WIDTH {
+    for w in words {
+        let len = line.chars().count();
+        if len > indent && len + 1 + w.chars().count() > WIDTH {
             let _ = writeln!(s, "{line}");
             line = " ".repeat(indent - 1);
         }
-        line.push_str(&piece);
+        line.push(' ');
+        line.push_str(w);
     }
     let _ = writeln!(s, "{line}");
 }
