@@ -852,7 +852,7 @@ function viewRuns(sec) {
     { name: 'command', key: 'command', left: true }], RUNS.runs, { sort: 'id', desc: false }));
   const cols = [{ name: 'call path', key: 'path', left: true }].concat(RUNS.runs.map((r, i) => ({ name: 'run ' + r.id, key: 'v' + i, fmt: v => v == null ? '-' : fmtNs(v) })));
   const rows = RUNS.rows.map(r => { const o = { path: r.path }; r.values.forEach((v, i) => { o['v' + i] = v; }); o.max = Math.max(...r.values.map(v => v || 0)); return o; });
-  sec.append(el('h2', {}, 'Call paths × runs (' + RUNS.metric + 'lusive time, summed over locations)'), el('div', { class: 'scroll' }, sortableTable(cols, rows, { sort: 'v0', class: 'compare' })));
+  sec.append(el('h2', {}, 'Call paths × runs (' + ({ incl: 'inclusive time, summed over locations', excl: 'exclusive time, summed over locations', max: 'inclusive time of the slowest location' }[RUNS.metric] || RUNS.metric) + ')'), el('div', { class: 'scroll' }, sortableTable(cols, rows, { sort: 'v0', class: 'compare' })));
   // Grouped bars of the heaviest paths.
   const top = rows.slice().sort((a, b) => b.max - a.max).slice(0, 8);
   const cv = el('canvas', { class: 'chart', width: 1000, height: 40 + top.length * (RUNS.runs.length * 8 + 10) });
