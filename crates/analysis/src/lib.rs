@@ -19,6 +19,7 @@ pub mod bottleneck;
 pub mod compensate;
 pub mod concurrency;
 pub mod executor;
+pub mod fasthash;
 pub mod pairing;
 pub mod profile;
 pub mod replay;

@@ -349,7 +349,7 @@ pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String
 #[derive(Debug)]
 pub struct TreeBuilder {
     tree: CallTree,
-    index: HashMap<(Option<u32>, RegionId), u32>,
+    index: crate::fasthash::FastMap<(Option<u32>, RegionId), u32>,
     stack: Vec<(u32, u64, u64)>,
     last: u64,
 }
@@ -362,7 +362,7 @@ impl TreeBuilder {
                 thread,
                 nodes: Vec::new(),
             },
-            index: HashMap::new(),
+            index: Default::default(),
             stack: Vec::new(),
             last: 0,
         }

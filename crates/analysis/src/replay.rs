@@ -17,7 +17,6 @@
 //! forces the blocked event with the earliest measured time, which is again
 //! independent of the schedule.
 
-use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -61,7 +60,7 @@ struct Entry<V> {
 
 /// Values posted by passes for other passes.
 pub struct Board<K, V> {
-    map: Mutex<HashMap<K, Entry<V>>>,
+    map: Mutex<crate::fasthash::FastMap<K, Entry<V>>>,
     combine: fn(&mut V, &V),
     version: AtomicU64,
     wake: Mutex<()>,
@@ -77,7 +76,7 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
     /// which must not depend on their order (a maximum, a sum).
     pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
         Board {
-            map: Mutex::new(HashMap::new()),
+            map: Mutex::new(Default::default()),
             combine,
             version: AtomicU64::new(0),
             wake: Mutex::new(()),

@@ -399,6 +399,18 @@ impl EventEncoder {
     pub fn take(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.buf)
     }
+
+    /// The records encoded so far.
+    pub fn records(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Empties the encoder, keeping its memory; the next delta is taken
+    /// from `base`.
+    pub fn restart(&mut self, base: u64) {
+        self.buf.clear();
+        self.last = base;
+    }
 }
 
 /// Decodes the records of one event block.

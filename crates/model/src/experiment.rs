@@ -532,6 +532,8 @@ pub struct EventWriter {
     enc: EventEncoder,
     block_base: u64,
     block_bytes: usize,
+    /// A block being assembled, kept to reuse its memory.
+    scratch: Vec<u8>,
     path: PathBuf,
 }
 
@@ -548,6 +550,7 @@ impl EventWriter {
             enc: EventEncoder::new(0),
             block_base: 0,
             block_bytes: block_bytes.max(64),
+            scratch: Vec::new(),
             path: path.to_path_buf(),
         })
     }
@@ -556,7 +559,7 @@ impl EventWriter {
     pub fn push(&mut self, ev: &Event) -> Result<(), Error> {
         if self.enc.is_empty() {
             self.block_base = ev.time;
-            self.enc = EventEncoder::new(ev.time);
+            self.enc.restart(ev.time);
         }
         self.enc.push(ev);
         if self.enc.len() >= self.block_bytes {
@@ -569,16 +572,21 @@ impl EventWriter {
         if self.enc.is_empty() {
             return Ok(());
         }
-        let records = self.enc.take();
-        let mut payload = Vec::with_capacity(EVENT_BLOCK_PREFIX + records.len());
+        let mut payload = std::mem::take(&mut self.scratch);
+        payload.clear();
         payload.extend_from_slice(&self.block_base.to_le_bytes());
         payload.extend_from_slice(&[0u8; 16]);
-        payload.extend_from_slice(&records);
-        let mut block = Vec::with_capacity(BLOCK_HEADER_LEN + payload.len());
-        file::push_block(&mut block, &payload);
-        self.out
-            .write_all(&block)
-            .map_err(|e| Error::io(&self.path, e))
+        payload.extend_from_slice(self.enc.records());
+        let header = file::block_header(&payload);
+        let r = self
+            .out
+            .write_all(&header)
+            .and_then(|()| self.out.write_all(&payload))
+            .map_err(|e| Error::io(&self.path, e));
+        self.scratch = payload;
+        let base = self.enc.last_time();
+        self.enc.restart(base);
+        r
     }
 
     /// Writes what is buffered and closes the file.

@@ -3,7 +3,9 @@
 //! waited on another location, from that location's approximated post
 //! (event-based), as in Malony's thesis ch. 3-5.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fasthash::FastMap;
 
 use parallax_model::clock::ClockMap;
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
@@ -126,9 +128,9 @@ pub struct LocPass<'a> {
     /// of its probe.
     prev: Option<(f64, f64, f64)>,
     flushing: bool,
-    send_seq: HashMap<(u64, u32, u32), u64>,
-    recv_seq: HashMap<(u64, u32, u32), u64>,
-    coll_seq: HashMap<u64, u64>,
+    send_seq: FastMap<(u64, u32, u32), u64>,
+    recv_seq: FastMap<(u64, u32, u32), u64>,
+    coll_seq: FastMap<u64, u64>,
     coll_begin: Option<Stamp>,
     /// Per class: cheapest measured cost of the operation when it did not
     /// wait, and cheapest delay from a partner's post to the completion.
@@ -165,9 +167,9 @@ impl<'a> LocPass<'a> {
             force: false,
             prev: None,
             flushing: false,
-            send_seq: HashMap::new(),
-            recv_seq: HashMap::new(),
-            coll_seq: HashMap::new(),
+            send_seq: FastMap::default(),
+            recv_seq: FastMap::default(),
+            coll_seq: FastMap::default(),
             coll_begin: None,
             // Shared objects start from the least costs seen on any
             // location (the pairing pass measured them), less the probes
@@ -451,7 +453,7 @@ impl<'a> LocPass<'a> {
     }
 }
 
-fn next<K: std::hash::Hash + Eq>(m: &mut HashMap<K, u64>, k: K) -> u64 {
+fn next<K: std::hash::Hash + Eq>(m: &mut FastMap<K, u64>, k: K) -> u64 {
     let c = m.entry(k).or_insert(0);
     *c += 1;
     *c - 1
