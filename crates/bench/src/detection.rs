@@ -383,7 +383,7 @@ fn generate(dir: &Path, events: u64, calls: u64, ranks: u32) -> Result<u64, Stri
         let mut defs = vec![
             Def::Process(ProcessInfo {
                 rank,
-                ranks: ranks,
+                ranks,
                 pid: 1 + rank,
                 host: "synthetic".into(),
                 program: "synthetic".into(),
@@ -492,6 +492,24 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time of this process so far (user + system), s: on a machine shared
+/// with other work the wall time says little about the analysis's own cost.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command name (which may hold spaces): utime and
+    // stime are the 12th and 13th, in clock ticks of 1/100 s.
+    let rest = stat.rsplit_once(')').map_or("", |r| r.1);
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| {
+        f.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    (tick(11) + tick(12)) / 100.0
+}
+
 fn analyze_only(dir: &Path, threads: usize) -> Result<(), String> {
     let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
     let exec = if threads > 1 {
@@ -500,8 +518,10 @@ fn analyze_only(dir: &Path, threads: usize) -> Result<(), String> {
         Executor::Sequential
     };
     let t = Instant::now();
+    let cpu0 = cpu_seconds();
     let rep = bottleneck::analyze(&exp, &Config::default(), exec).map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu0;
     // A digest of the whole report, to compare executors.
     let text = format!("{rep:?}");
     let digest = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -509,7 +529,7 @@ fn analyze_only(dir: &Path, threads: usize) -> Result<(), String> {
     });
     println!(
         "{}",
-        json!({"events": rep.events, "seconds": secs, "peak_rss_kib": peak_rss_kib(),
+        json!({"events": rep.events, "seconds": secs, "cpu_seconds": cpu, "peak_rss_kib": peak_rss_kib(),
                "digest": format!("{digest:016x}"), "findings": rep.findings.len()})
     );
     Ok(())
@@ -548,6 +568,10 @@ fn scale(a: &Args, events: u64) -> Result<(), String> {
         "seconds_1": s(&runs[0]),
         "seconds_2": s(&runs[1]),
         "events_per_s_1": ev / s(&runs[0]),
+        "cpu_seconds_1": runs[0]["cpu_seconds"],
+        "cpu_seconds_2": runs[1]["cpu_seconds"],
+        "events_per_cpu_s_1": ev / runs[0]["cpu_seconds"].as_f64().unwrap_or(f64::NAN),
+        "load_average": std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split_whitespace().next().map(str::to_string)),
         "speedup_2": s(&runs[0]) / s(&runs[1]),
         "peak_rss_mib_1": runs[0]["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,
         "peak_rss_mib_2": runs[1]["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,

@@ -303,10 +303,16 @@ fn group(l: &Loc) -> usize {
     usize::from(l.thread != 0)
 }
 
+/// By (peer group, region): (location, exclusive time, its heaviest path).
+type PerRegion = BTreeMap<(usize, u32), Vec<(u32, f64, u32)>>;
+
+/// By communicator: blocks, imbalance, (times slowest, location).
+type Blocks = BTreeMap<u64, (u64, f64, Vec<(u64, u32)>)>;
+
 /// Load balance per region (event level) and per location (high level).
 fn imbalance(cx: &Ctx, results: &[LocResult], rep: &mut Report, findings: &mut Vec<Finding>) {
     // Exclusive computation per (group, region, location).
-    let mut per: BTreeMap<(usize, u32), Vec<(u32, f64, u32)>> = BTreeMap::new();
+    let mut per: PerRegion = BTreeMap::new();
     for (li, res) in results.iter().enumerate() {
         let mut by_region: BTreeMap<u32, (f64, u32, f64)> = BTreeMap::new();
         for (p, s) in res.paths.iter().enumerate().skip(1) {
@@ -478,7 +484,7 @@ fn critical(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
 
 /// Block-level balance per communicator.
 fn blocks(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
-    let mut by: BTreeMap<u64, (u64, f64, Vec<(u64, u32)>)> = BTreeMap::new();
+    let mut by: Blocks = BTreeMap::new();
     for (li, res) in results.iter().enumerate() {
         for (&comm, &(n, imb, worst)) in &res.blocks {
             let e = by.entry(comm).or_insert((0, 0.0, Vec::new()));

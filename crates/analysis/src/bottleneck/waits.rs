@@ -132,32 +132,29 @@ fn later(a: (f64, u32), b: (f64, u32)) -> bool {
 
 /// Merges two contributions; independent of their order.
 pub fn combine(a: &mut Val, b: &Val) {
-    match (a, b) {
-        (Val::Arr(x), Val::Arr(y)) => {
-            if later(x.last, y.last) {
-                x.last = y.last;
-                x.last_chain = y.last_chain.clone();
-                x.last_note = y.last_note.clone();
-            }
-            if let Some(q) = y.last_nonroot {
-                if x.last_nonroot.is_none_or(|p| later(p, q)) {
-                    x.last_nonroot = Some(q);
-                    x.nonroot_note = y.nonroot_note.clone();
-                }
-            }
-            if x.root.is_none() {
-                x.root = y.root;
-                x.root_note = y.root_note.clone();
-            }
-            x.activity += y.activity;
-            x.ranks = (x.ranks.0.min(y.ranks.0), x.ranks.1.max(y.ranks.1));
-            if (y.work_max.0, y.work_max.1) > (x.work_max.0, x.work_max.1) {
-                x.work_max = y.work_max;
-            }
-            x.work_sum += y.work_sum;
-            x.setup = x.setup.max(y.setup);
+    if let (Val::Arr(x), Val::Arr(y)) = (a, b) {
+        if later(x.last, y.last) {
+            x.last = y.last;
+            x.last_chain = y.last_chain.clone();
+            x.last_note = y.last_note.clone();
         }
-        _ => {}
+        if let Some(q) = y.last_nonroot {
+            if x.last_nonroot.is_none_or(|p| later(p, q)) {
+                x.last_nonroot = Some(q);
+                x.nonroot_note = y.nonroot_note.clone();
+            }
+        }
+        if x.root.is_none() {
+            x.root = y.root;
+            x.root_note = y.root_note.clone();
+        }
+        x.activity += y.activity;
+        x.ranks = (x.ranks.0.min(y.ranks.0), x.ranks.1.max(y.ranks.1));
+        if (y.work_max.0, y.work_max.1) > (x.work_max.0, x.work_max.1) {
+            x.work_max = y.work_max;
+        }
+        x.work_sum += y.work_sum;
+        x.setup = x.setup.max(y.setup);
     }
 }
 
@@ -1176,10 +1173,10 @@ impl<'a> LocPass<'a> {
                 return true;
             }
             let key = p.key;
-            if !self.answers_in.contains_key(&key) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.answers_in.entry(key) {
                 match board.take(&key) {
                     Some(Val::Back { enters, loc }) => {
-                        self.answers_in.insert(key, (enters, loc));
+                        slot.insert((enters, loc));
                     }
                     Some(_) => {
                         self.pending.pop_front();
