@@ -145,8 +145,8 @@ pub fn compensate(
             Error::new(
                 ErrorKind::Invalid,
                 format!(
-                    "rank {} recorded no probe calibration (an imported experiment?); \
-                     give the probe cost with --alpha",
+                    "rank {} recorded no probe calibration (an imported experiment?): \
+                     give the probe cost with --alpha, or import with --probe-cost-ns",
                     p.rank
                 ),
             )

@@ -1,0 +1,274 @@
+//! `parallax compensate` on real runs: a threaded C program and an MPI
+//! program measured by `parallax run`, compensated by the real CLI; the
+//! approximated experiment keeps every event, shortens the run, respects
+//! every message's order, and is the same whatever the analysis threads.
+
+mod common;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::process::Command;
+
+use common::*;
+use parallax_model::event::EventKind;
+use serde_json::Value;
+
+fn compensate(dir: &Path, out: &Path, extra: &[&str]) -> Value {
+    let o = parallax()
+        .arg("compensate")
+        .arg(dir)
+        .arg("--out")
+        .arg(out)
+        .arg("--json")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
+/// Every location's events: (rank, thread) -> events.
+fn all_events(dir: &Path) -> BTreeMap<(u32, u32), Vec<parallax_model::event::Event>> {
+    let exp = open(dir);
+    let mut out = BTreeMap::new();
+    for p in &exp.processes {
+        for (t, evs) in events(p) {
+            out.insert((p.rank, t), evs);
+        }
+    }
+    out
+}
+
+fn check_same_events(a: &Path, b: &Path) {
+    let (x, y) = (all_events(a), all_events(b));
+    assert_eq!(x.len(), y.len());
+    for (k, ev) in &x {
+        let kinds: Vec<_> = ev.iter().map(|e| e.kind).collect();
+        let kinds2: Vec<_> = y[k].iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, kinds2, "location {k:?} keeps its events in order");
+    }
+}
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for r in std::fs::read_dir(dir).unwrap().flatten() {
+        if !r.file_name().to_string_lossy().starts_with("rank-") {
+            continue;
+        }
+        for f in std::fs::read_dir(r.path()).unwrap().flatten() {
+            let name = format!(
+                "{}/{}",
+                r.file_name().to_string_lossy(),
+                f.file_name().to_string_lossy()
+            );
+            out.insert(name, std::fs::read(f.path()).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn threaded_c_program_is_compensated() {
+    let dir = tmp("comp-pthreads");
+    let exe = dir.join("pthreads");
+    compile(
+        "cc",
+        &[
+            "-O1",
+            "pthreads.c",
+            "-o",
+            exe.to_str().unwrap(),
+            "-lpthread",
+        ],
+    );
+    preload();
+    let exp = dir.join("exp");
+    let o = run(
+        &exp,
+        &["--mode", "trace"],
+        &[exe.to_str().unwrap(), "3", "200"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let one = compensate(&exp, &dir.join("c1"), &["--threads", "1"]);
+    let two = compensate(&exp, &dir.join("c2"), &["--threads", "2"]);
+    assert_eq!(
+        files(&dir.join("c1")),
+        files(&dir.join("c2")),
+        "same output"
+    );
+    assert_eq!(one["approximated_ns"], two["approximated_ns"]);
+    let measured = one["measured_ns"].as_f64().unwrap();
+    let approx = one["approximated_ns"].as_f64().unwrap();
+    assert!(approx > 0.0 && approx < measured, "{approx} < {measured}");
+    let locs = one["locations"].as_array().unwrap();
+    assert_eq!(locs.len(), 4, "main and three workers");
+    let deps: u64 = locs
+        .iter()
+        .map(|l| l["dependencies"].as_u64().unwrap())
+        .sum();
+    // Each worker: 200 rounds of mutex, rwlocks, spin lock, semaphore and
+    // barrier, each a dependency on another thread's post.
+    assert!(deps > 3 * 200 * 3, "{deps}");
+    assert_eq!(one["forced"], 0);
+    for l in locs {
+        assert!(l["probe_ns"].as_f64().unwrap() > 0.0);
+    }
+    check_same_events(&exp, &dir.join("c1"));
+    // The approximated experiment is an experiment: report reads it, and
+    // it cannot be compensated twice.
+    let r = parallax()
+        .args(["report", "--json"])
+        .arg(dir.join("c1"))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", stderr(&r));
+    let again = parallax()
+        .arg("compensate")
+        .arg(dir.join("c1"))
+        .arg("--out")
+        .arg(dir.join("c3"))
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already compensated"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn mpi_messages_keep_their_order_after_compensation() {
+    if !(have("mpicc") && have("mpirun")) {
+        panic!("Open MPI is missing: run scripts/setup.sh");
+    }
+    let dir = tmp("comp-mpi");
+    let exe = dir.join("p2p");
+    compile("mpicc", &["-O1", "mpi/p2p.c", "-o", exe.to_str().unwrap()]);
+    preload();
+    let exp = dir.join("exp");
+    let mut cmd: Command = parallax();
+    cmd.args(["run", "--no-report", "--mode", "trace", "--out"])
+        .arg(&exp)
+        .args(["--", "mpirun", "-np", "3"])
+        .arg(&exe)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.join("c");
+    let s = compensate(&exp, &out, &[]);
+    assert_eq!(s["forced"], 0, "every receive found its send");
+    assert!(s["approximated_ns"].as_f64().unwrap() <= s["measured_ns"].as_f64().unwrap());
+    check_same_events(&exp, &out);
+    // No receive completes before its send, in measured or approximated
+    // times (messages matched in order per channel).
+    for d in [&exp, &out] {
+        let exp = open(d);
+        let mut sends: BTreeMap<(u64, u32, u32, u32), VecDeque<f64>> = BTreeMap::new();
+        let mut recvs = Vec::new();
+        for p in &exp.processes {
+            for evs in events(p).values() {
+                for e in evs {
+                    let t = p.clock.ns(e.time);
+                    match e.kind {
+                        EventKind::Send {
+                            peer, tag, comm, ..
+                        }
+                        | EventKind::IsendBegin {
+                            peer, tag, comm, ..
+                        } => sends
+                            .entry((comm, p.rank, peer, tag))
+                            .or_default()
+                            .push_back(t),
+                        EventKind::Recv {
+                            peer, tag, comm, ..
+                        }
+                        | EventKind::IrecvComplete {
+                            peer, tag, comm, ..
+                        } => recvs.push(((comm, peer, p.rank, tag), t)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(recvs.len() > 20, "{}", recvs.len());
+        recvs.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let mut late = 0;
+        for (k, t) in recvs {
+            let s = sends
+                .get_mut(&k)
+                .and_then(|q| q.pop_front())
+                .expect("a send");
+            if t + 1.0 < s {
+                late += 1;
+            }
+        }
+        assert_eq!(late, 0, "{}: receives before their sends", d.display());
+    }
+}
+
+#[test]
+fn imported_experiments_need_a_probe_cost() {
+    // An experiment exported to OTF2 and imported back has no calibration
+    // of its own: compensation asks for --alpha, and accepts it.
+    let dir = tmp("comp-import");
+    let exp = dir.join("exp");
+    let o = parallax()
+        .args(["demo", "--out"])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let archive = dir.join("demo.otf2");
+    let o = parallax()
+        .args(["export", "--format", "otf2", "--out"])
+        .arg(&archive)
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let imported = dir.join("imported");
+    let o = parallax()
+        .arg("import")
+        .arg(&archive)
+        .arg("--out")
+        .arg(&imported)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parallax()
+        .arg("compensate")
+        .arg(&imported)
+        .arg("--out")
+        .arg(dir.join("c"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--alpha"), "{}", stderr(&o));
+    let s = compensate(&imported, &dir.join("c"), &["--alpha", "30"]);
+    assert!(s["approximated_ns"].as_f64().unwrap() < s["measured_ns"].as_f64().unwrap());
+    check_same_events(&imported, &dir.join("c"));
+}
+
+#[test]
+fn bad_arguments_are_explained() {
+    let dir = tmp("comp-bad");
+    let o = parallax()
+        .arg("compensate")
+        .arg(dir.join("missing"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read the experiment"),
+        "{}",
+        stderr(&o)
+    );
+    let o = parallax()
+        .args(["compensate", "x", "--alpha", "-3"])
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+}
