@@ -250,6 +250,21 @@ fn imported_experiments_need_a_probe_cost() {
     let s = compensate(&imported, &dir.join("c"), &["--alpha", "30"]);
     assert!(s["approximated_ns"].as_f64().unwrap() < s["measured_ns"].as_f64().unwrap());
     check_same_events(&imported, &dir.join("c"));
+    // The demo's barrier imbalance is found in the imported experiment.
+    let o = parallax()
+        .args(["analyze", "--json"])
+        .arg(&imported)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let patterns: Vec<&str> = a["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["pattern"].as_str().unwrap())
+        .collect();
+    assert!(patterns.contains(&"wait_at_barrier"), "{patterns:?}");
 }
 
 #[test]

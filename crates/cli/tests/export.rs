@@ -943,6 +943,37 @@ fn otf2_archive_of_another_writer_imports_for_report() {
     // And it exports again.
     let pf = tmp("pywriter").with_extension("pftrace");
     export(&back, "perfetto", &pf, &[]);
+    // Compensation takes the imported probe cost and pairs every message
+    // and collective of the other writer's trace.
+    let comp = tmp("pywriter-comp");
+    let o = parallax()
+        .arg("compensate")
+        .arg(&back)
+        .arg("--json")
+        .arg("--out")
+        .arg(&comp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert_eq!(c["forced"], 0, "{c}");
+    let deps: u64 = c["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["dependencies"].as_u64().unwrap())
+        .sum();
+    assert!(deps > 0, "{c}");
+    assert!(c["approximated_ns"].as_f64().unwrap() <= c["measured_ns"].as_f64().unwrap());
+    // Bottleneck analysis reads it too.
+    let o = parallax()
+        .args(["analyze", "--json"])
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a: Value = serde_json::from_str(&common::stdout(&o)).unwrap();
+    assert!(a["findings"].is_array(), "{a}");
 }
 
 #[test]
