@@ -70,9 +70,11 @@ fn runs_are_recorded_listed_tagged_compared_and_removed() {
     // The demo's program is the parallax binary, built by rustc.
     assert!(show["compiler"].as_str().unwrap().contains("rustc"));
     assert!(show["metrics"]["time_ns.computation"].as_f64().unwrap() > 0.0);
-    // Worker 3 computes 3 units for every 1 of worker 1: the computation
-    // of the 4 locations (main computes nothing) is imbalanced.
-    assert!(show["metrics"]["imbalance.computation"].as_f64().unwrap() > 1.5);
+    // Of the 4 locations, main computes (almost) nothing, so the slowest
+    // computes at least 4/3 of the mean whatever preemption does to the
+    // workers' shares.
+    let imbalance = show["metrics"]["imbalance.computation"].as_f64().unwrap();
+    assert!(imbalance > 1.3 && imbalance <= 4.0, "{imbalance}");
 
     // Call paths are shared by both runs, and profiles are sparse.
     assert_eq!(
