@@ -312,13 +312,19 @@ impl<'a> LocPass<'a> {
 
     /// Processes event `e` at measured time `tm`; false if it must wait.
     fn step(&mut self, e: &Event, tm: f64, board: &Board<Key, Stamp>) -> bool {
+        if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
+            // Most events: time-based only, nothing to wait for or post.
+            let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
+            let ta = (pta + (tm - ptm) - palpha).max(pta);
+            self.done(e, tm, ta, pta, palpha, false);
+            return true;
+        }
         if !self.cur.ready {
             self.prepare(e, tm);
         }
         if let Some((key, stamp, expected, readers)) = self.cur.arrival.take() {
             board.contribute(key, stamp, expected, readers);
         }
-        let alpha = self.costs.of(&e.kind);
         let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
@@ -342,24 +348,14 @@ impl<'a> LocPass<'a> {
             }
         }
         self.force = false;
-        if self.prev.is_some() && ta < pta {
-            self.stats.clamped += 1;
-            ta = pta;
-        }
-        // Bookkeeping of what was removed.
-        if self.prev.is_some() {
-            if flush_end {
-                self.stats.flush_ns += tm - ptm;
-            } else {
-                self.stats.probe_ns += palpha;
-                self.stats.uncertainty_ns += if palpha > 0.0 { self.costs.sd_ns } else { 0.0 };
-            }
-        }
         match e.kind {
             EventKind::FlushBegin => self.flushing = true,
             EventKind::FlushEnd => self.flushing = false,
-            EventKind::CollectiveBegin => self.coll_begin = Some(Stamp { ta, tm }),
             _ => {}
+        }
+        let ta = if self.prev.is_some() { ta.max(pta) } else { ta };
+        if let EventKind::CollectiveBegin = e.kind {
+            self.coll_begin = Some(Stamp { ta, tm });
         }
         for (key, mut stamp, expected, readers) in std::mem::take(&mut self.cur.posts) {
             if matches!(e.kind, EventKind::ThreadEnd { .. }) {
@@ -369,13 +365,33 @@ impl<'a> LocPass<'a> {
             stamp.ta = ta;
             board.contribute(key, stamp, expected, readers);
         }
-        self.cur = Current::default();
+        self.cur.ready = false;
+        self.cur.needs = None;
+        self.done(e, tm, ta, pta, palpha, flush_end);
+        true
+    }
+
+    /// Bookkeeping of an event resolved at `ta` (already no earlier than
+    /// the previous event's `pta`), and its output.
+    fn done(&mut self, e: &Event, tm: f64, ta: f64, pta: f64, palpha: f64, flush_end: bool) {
+        if let Some((ptm, prev_ta, _)) = self.prev {
+            if ta == pta && ta > prev_ta + (tm - ptm) - palpha {
+                self.stats.clamped += 1;
+            }
+            if flush_end {
+                self.stats.flush_ns += tm - ptm;
+            } else if palpha > 0.0 {
+                self.stats.probe_ns += palpha;
+                self.stats.uncertainty_ns += self.costs.sd_ns;
+            }
+        }
         self.emit(e, ta);
         self.stats.events += 1;
-        self.stats.first.get_or_insert((tm, ta));
+        if self.stats.first.is_none() {
+            self.stats.first = Some((tm, ta));
+        }
         self.stats.last = Some((tm, ta));
-        self.prev = Some((tm, ta, alpha));
-        true
+        self.prev = Some((tm, ta, self.costs.of(&e.kind)));
     }
 
     /// The approximated time of a dependent event whose partner posted
