@@ -225,3 +225,69 @@ fn a_balanced_program_has_no_finding() {
 fn locs_len() -> usize {
     4
 }
+
+#[test]
+fn a_wait_for_several_receives_counts_its_latest_sender() {
+    use parallax_model::event::{Event, EventKind};
+    // Rank 0 waits for two messages in one call (MPI_Waitall): rank 1
+    // sends at 10 ms, rank 2 at 20 ms; it waited 20 ms, not 30.
+    let p = Program {
+        regions: vec![],
+        locations: vec![vec![]; 3],
+        threads: false,
+    };
+    let (send, recv) = (1, 2);
+    let ev = |ms: f64, kind| Event {
+        time: (ms * MS) as u64 + 1_000_000,
+        kind,
+    };
+    let msg = |peer| EventKind::Send {
+        peer,
+        tag: 0,
+        comm: 0,
+        bytes: 8,
+    };
+    let got = |peer| EventKind::Recv {
+        peer,
+        tag: 0,
+        comm: 0,
+        bytes: 8,
+    };
+    let sender = |ms: f64| {
+        vec![
+            ev(ms, EventKind::Enter { region: send }),
+            ev(ms + 0.01, msg(0)),
+            ev(ms + 0.02, EventKind::Leave { region: send }),
+        ]
+    };
+    let t = vec![
+        vec![
+            ev(0.0, EventKind::Enter { region: recv }),
+            ev(10.03, got(1)),
+            ev(20.03, got(2)),
+            ev(20.04, EventKind::Leave { region: recv }),
+        ],
+        sender(10.0),
+        sender(20.0),
+    ];
+    let dir =
+        std::env::temp_dir().join(format!("parallax-patterns-waitall-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    synth::write(&dir, &p, &t, [0.0; 3]).unwrap();
+    let exp = Experiment::open(&dir).unwrap();
+    let r = bottleneck::analyze(&exp, &Config::default(), Executor::Sequential).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let ls = only(&r, Pattern::LateSender);
+    assert_eq!(ls.len(), 1, "{:#?}", r.findings);
+    close(ls[0].severity_s, 0.020, 0.01);
+    let mut c: Vec<_> = ls[0]
+        .culprits
+        .iter()
+        .map(|c| (c.at.rank, c.severity_s))
+        .collect();
+    c.sort_by_key(|c| c.0);
+    assert_eq!(c.len(), 2);
+    close(c[0].1, 0.010, 0.01);
+    close(c[1].1, 0.010, 0.01);
+}

@@ -145,6 +145,8 @@ pub fn assemble(
     };
     let mut findings = Vec::new();
     let n_locs = locs.len() as u32;
+    let mut results = results;
+    unpaired_conditions(&mut results);
     for (li, res) in results.iter().enumerate() {
         let li = li as u32;
         rep.events += res.events;
@@ -295,6 +297,43 @@ impl Report {
         let (l, t) = self.rma_sums;
         self.rma_sums = (l + rma.0, t + rma.0 + rma.1);
         self.locality = Some(self.rma_sums.0 as f64 / self.rma_sums.1 as f64);
+    }
+}
+
+/// Condition waits that pairing left without a post (one broadcast woke
+/// several waiters) become waits on the condition's posters, in the
+/// proportions the paired waits on the same condition found.
+fn unpaired_conditions(results: &mut [LocResult]) {
+    let mut posters: BTreeMap<u64, BTreeMap<u32, f64>> = BTreeMap::new();
+    for r in results.iter() {
+        let mut v: Vec<_> = r.cond_posters.iter().collect();
+        v.sort_by_key(|e| *e.0);
+        for (&(obj, loc), &ns) in v {
+            *posters.entry(obj).or_default().entry(loc).or_insert(0.0) += ns;
+        }
+    }
+    for r in results.iter_mut() {
+        let mut v: Vec<_> = r.cond_unpaired.iter().map(|(k, v)| (*k, *v)).collect();
+        v.sort_by_key(|e| e.0);
+        for ((path, obj), (ns, n)) in v {
+            if ns <= 0.0 {
+                continue;
+            }
+            let agg = r.waits.entry((Pattern::ConditionWait, path)).or_default();
+            agg.ns += ns;
+            agg.instances += n;
+            let Some(p) = posters.get(&obj) else {
+                continue;
+            };
+            let total: f64 = p.values().sum();
+            for (&loc, &w) in p {
+                let part = ns * w / total;
+                match agg.culprits.iter_mut().find(|c| c.0 == loc) {
+                    Some(c) => c.1 += part,
+                    None => agg.culprits.push((loc, part)),
+                }
+            }
+        }
     }
 }
 

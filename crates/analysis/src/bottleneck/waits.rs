@@ -229,6 +229,9 @@ struct Frame {
     enter: f64,
     /// Waiting found inside it, ns.
     wait: f64,
+    /// The longest Late Sender waiting inside it: a wait for several
+    /// receives (MPI_Waitall) counts its latest sender's, as in Scalasca.
+    ls: f64,
     /// A transfer inside it: (peer, bytes).
     xfer: Option<(u32, u64)>,
     /// The last region entered from it and its call path: loops enter
@@ -278,6 +281,8 @@ enum Need {
         key: Key,
         pattern: Option<Pattern>,
         enter: f64,
+        /// The object's id.
+        obj: u64,
     },
 }
 
@@ -305,6 +310,11 @@ pub struct LocResult {
     pub blocks: FxMap<u64, (u64, f64, u64)>,
     /// One-sided accesses: to the own rank, to others.
     pub rma: (u64, u64),
+    /// Condition waits released without a paired post: by (call path,
+    /// condition), waiting ns and instances.
+    pub cond_unpaired: FxMap<(u32, u64), (f64, u64)>,
+    /// Paired condition waits by (condition, poster): waiting ns.
+    pub cond_posters: FxMap<(u64, u32), f64>,
     pub unmatched: u64,
     pub warning: Option<String>,
 }
@@ -760,7 +770,28 @@ impl<'a> LocPass<'a> {
                     key: Key::Obj(link),
                     pattern,
                     enter,
+                    obj: link.id,
                 });
+            } else if let SemAcquired { sem } = e.kind {
+                // Released without a post of its own: one broadcast wakes
+                // every waiter, but pairing gives each post to one wait.
+                // Its culprits are the condition's posters (see
+                // global.rs).
+                if self
+                    .stack
+                    .last()
+                    .is_some_and(|f| f.kind == RegionKind::SemWait)
+                {
+                    let wait = t - self.enter_time(t);
+                    let path = self.top_path();
+                    let e = self
+                        .res
+                        .cond_unpaired
+                        .entry((path, sem))
+                        .or_insert((0.0, 0));
+                    e.0 += wait.max(0.0);
+                    e.1 += 1;
+                }
             }
         }
     }
@@ -782,7 +813,12 @@ impl<'a> LocPass<'a> {
                     chain,
                 },
             ) => {
-                let wait = waiting(enter, s, t, setup, self.setup_end);
+                let total = waiting(enter, s, t, setup, self.setup_end);
+                let before = self.stack.last().map_or(0.0, |f| f.ls);
+                if let Some(f) = self.stack.last_mut() {
+                    f.ls = f.ls.max(total);
+                }
+                let wait = (total - before).max(0.0);
                 if wait > 0.0 {
                     self.record(Pattern::LateSender, path, wait, Some(src));
                     self.charge(src, &note, wait);
@@ -901,7 +937,12 @@ impl<'a> LocPass<'a> {
                 self.setup_end = f64::NEG_INFINITY;
             }
             (
-                Some(Need::Obj { pattern, enter, .. }),
+                Some(Need::Obj {
+                    pattern,
+                    enter,
+                    obj,
+                    ..
+                }),
                 Val::Post {
                     t: p,
                     loc: src,
@@ -917,6 +958,9 @@ impl<'a> LocPass<'a> {
                     } else if src != me {
                         self.record(pattern, path, wait, Some(src));
                         self.charge(src, &note, wait);
+                        if pattern == Pattern::ConditionWait {
+                            *self.res.cond_posters.entry((obj, src)).or_insert(0.0) += wait;
+                        }
                     }
                 }
                 // A thread's path begins with its creator's.
@@ -1069,6 +1113,7 @@ impl<'a> LocPass<'a> {
                     path,
                     enter: t,
                     wait: 0.0,
+                    ls: 0.0,
                     xfer: None,
                     child: (0, 0),
                 });
@@ -1141,6 +1186,17 @@ impl<'a> LocPass<'a> {
                 Some(v) => self.resolve(t, v, board),
                 None if self.force => {
                     self.res.unmatched += 1;
+                    // A condition wait whose signal was not paired (a
+                    // broadcast releases several waiters) still waited.
+                    if let Some(Need::Obj {
+                        pattern: Some(Pattern::ConditionWait),
+                        enter,
+                        ..
+                    }) = self.need
+                    {
+                        let path = self.top_path();
+                        self.record(Pattern::ConditionWait, path, t - enter, None);
+                    }
                     self.need = None;
                 }
                 None => return false,
