@@ -69,3 +69,53 @@ pub fn for_each_event(
         }
     }
 }
+
+/// A location's events one at a time, read block by block: for passes that
+/// stop at an event and resume there later (replays).
+#[derive(Debug)]
+pub struct Stream {
+    reader: Option<EventReader>,
+    batch: Vec<Event>,
+    pos: usize,
+    /// The problem that ended the stream early, if any.
+    pub warning: Option<String>,
+}
+
+impl Stream {
+    /// The events of `loc`.
+    pub fn open(loc: &Loc) -> Result<Stream, Error> {
+        Ok(Stream {
+            reader: Some(EventReader::open(&loc.path)?),
+            batch: Vec::new(),
+            pos: 0,
+            warning: None,
+        })
+    }
+
+    /// The next event, without consuming it; `None` at the end.
+    #[inline]
+    pub fn peek(&mut self) -> Option<Event> {
+        while self.pos >= self.batch.len() {
+            let r = self.reader.as_mut()?;
+            self.batch.clear();
+            self.pos = 0;
+            let more = match r.next_block(&mut self.batch) {
+                Ok(m) => m,
+                Err(e) => {
+                    self.warning = Some(e.to_string());
+                    false
+                }
+            };
+            if !more {
+                self.reader = None;
+            }
+        }
+        Some(self.batch[self.pos])
+    }
+
+    /// Consumes the event `peek` returned.
+    #[inline]
+    pub fn advance(&mut self) {
+        self.pos += 1;
+    }
+}

@@ -7,9 +7,8 @@ use std::collections::VecDeque;
 
 use crate::fasthash::FastMap;
 
-use parallax_model::clock::ClockMap;
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
-use parallax_model::experiment::{EventReader, EventWriter};
+use parallax_model::experiment::EventWriter;
 use parallax_model::profile::CallTree;
 
 use super::costs::Costs;
@@ -17,7 +16,7 @@ use super::Convention;
 use crate::pairing::{self, Link, Object, Pairing, Sync};
 use crate::profile::TreeBuilder;
 use crate::replay::{Board, Pass, Status};
-use crate::trace::Loc;
+use crate::trace::{Loc, Stream};
 
 /// What a dependent event waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -118,9 +117,7 @@ pub struct LocPass<'a> {
     pairing: &'a Pairing,
     costs: Costs,
     convention: Convention,
-    reader: Option<EventReader>,
-    batch: Vec<Event>,
-    pos: usize,
+    events: Stream,
     syncs: VecDeque<Sync>,
     cur: Current,
     force: bool,
@@ -159,9 +156,7 @@ impl<'a> LocPass<'a> {
             pairing,
             costs,
             convention,
-            reader: Some(EventReader::open(&loc.path)?),
-            batch: Vec::new(),
-            pos: 0,
+            events: Stream::open(loc)?,
             syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
             cur: Current::default(),
             force: false,
@@ -205,26 +200,6 @@ impl<'a> LocPass<'a> {
         let mut tree = self.tree;
         tree.seen(self.last_tick);
         Ok((tree.finish(), self.stats))
-    }
-
-    /// Reads the next block; false at the end of the stream.
-    fn refill(&mut self) -> bool {
-        let Some(r) = self.reader.as_mut() else {
-            return false;
-        };
-        self.batch.clear();
-        self.pos = 0;
-        let more = match r.next_block(&mut self.batch) {
-            Ok(m) => m,
-            Err(e) => {
-                self.stats.warning = Some(e.to_string());
-                false
-            }
-        };
-        if !more {
-            self.reader = None;
-        }
-        !self.batch.is_empty() || self.reader.is_some()
     }
 
     /// Works out what event `e` waits for and posts.
@@ -481,33 +456,24 @@ impl Pass for LocPass<'_> {
 
     fn resume(&mut self, board: &Board<Key, Stamp>) -> (Status, bool) {
         let mut moved = false;
-        loop {
-            if self.pos >= self.batch.len() && !self.refill() {
-                if let (Some((key, readers)), Some((tm, ta))) =
-                    (self.end_post.take(), self.stats.last)
-                {
-                    board.post(key, Stamp { ta, tm }, readers);
-                }
-                return (Status::Done, moved);
-            }
-            if self.pos >= self.batch.len() {
-                continue;
-            }
-            let e = self.batch[self.pos];
-            let tm = clock_ns(&self.loc.clock, e.time);
+        while let Some(e) = self.events.peek() {
+            let tm = self.loc.clock.ns(e.time);
             if !self.step(&e, tm, board) {
                 return (Status::Blocked { at_ns: tm }, moved);
             }
-            self.pos += 1;
+            self.events.advance();
             moved = true;
         }
+        if let Some(w) = self.events.warning.take() {
+            self.stats.warning = Some(w);
+        }
+        if let (Some((key, readers)), Some((tm, ta))) = (self.end_post.take(), self.stats.last) {
+            board.post(key, Stamp { ta, tm }, readers);
+        }
+        (Status::Done, moved)
     }
 
     fn force(&mut self) {
         self.force = true;
     }
-}
-
-fn clock_ns(c: &ClockMap, tick: u64) -> f64 {
-    c.ns(tick)
 }
