@@ -60,6 +60,9 @@ pub struct Finding {
     pub culprits: Vec<(u32, Option<u32>)>,
     /// What to change, in words (shown, not stored).
     pub hint: Option<String>,
+    /// Source place of the region as the analysis found it, `file:line`
+    /// (shown, not stored).
+    pub source: Option<String>,
 }
 
 impl Finding {
@@ -100,6 +103,7 @@ impl Finding {
                         })
                         .unwrap_or_default(),
                     hint: f.get("hint").and_then(Value::as_str).map(str::to_string),
+                    source: f.get("source").and_then(Value::as_str).map(str::to_string),
                 })
             })
             .collect())
@@ -115,6 +119,7 @@ impl Finding {
             "region": self.region,
             "culprits": self.culprits.iter().map(|(r, t)| json!({"rank": r, "thread": t})).collect::<Vec<_>>(),
             "hint": self.hint,
+            "source": self.source,
         })
     }
 }
@@ -319,6 +324,7 @@ impl Db {
                     region: r.get(4)?,
                     culprits: c,
                     hint: None,
+                    source: None,
                 })
             })
             .map_err(|e| self.err(e))?;

@@ -362,12 +362,22 @@ fn place_finding(f: &Finding, tlocs: &[Loc], traces: &[LocTrace], regions: &[Val
             v["t1"] = json!(x.end);
         }
     }
-    if let Some(r) = region.and_then(|r| regions.get(r)) {
+    // The region's source place from its definition, else the one the
+    // analysis gave (`file:line`).
+    let defined = region.and_then(|r| regions.get(r)).and_then(|r| {
         let file = r.get("file").and_then(Value::as_str).unwrap_or("");
         let line = r.get("line").and_then(Value::as_u64).unwrap_or(0);
+        (!file.is_empty()).then(|| (file.to_string(), line))
+    });
+    let given = f.source.as_deref().and_then(|s| {
+        let (file, line) = s.rsplit_once(':')?;
+        Some((file.to_string(), line.parse::<u64>().ok()?))
+    });
+    v["source"] = Value::Null;
+    if let Some((file, line)) = defined.or(given) {
         v["file"] = json!(file);
         v["line"] = json!(line);
-        if let Some(src) = source_lines(file, line) {
+        if let Some(src) = source_lines(&file, line) {
             v["source"] = src;
         }
     }
