@@ -140,6 +140,30 @@ mod tests {
     }
 
     #[test]
+    fn damaged_elf_files_never_panic() {
+        let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let junk = std::env::temp_dir().join(format!("parallax-db-elf-{}", std::process::id()));
+        // Cut short anywhere, and with header bytes overwritten.
+        let mut x = 0x9e37_79b9u32;
+        for i in 0..200 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            assert!(exe.len() > 1 << 16);
+            let mut b = exe[..(x as usize % (1 << 16))].to_vec();
+            if i % 2 == 0 && b.len() > 64 {
+                let at = (x >> 8) as usize % 64;
+                b[at] = (x >> 3) as u8;
+            }
+            std::fs::write(&junk, &b).unwrap();
+            // Linkers put the section headers at the end: a file cut
+            // before them has no readable comment.
+            assert_eq!(compiler(&junk), None, "cut to {} bytes", b.len());
+        }
+        let _ = std::fs::remove_file(&junk);
+    }
+
+    #[test]
     fn revision_of_a_repository_checkout() {
         let d = std::env::temp_dir().join(format!("parallax-db-git-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);

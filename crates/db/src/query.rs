@@ -514,3 +514,31 @@ impl Db {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn findings_json_is_read_as_analyze_writes_it_and_junk_is_an_error() {
+        let f = Finding::parse_json(
+            r#"{"findings":[{"order":1,"pattern":"late_sender","severity_s":0.5,"rank":3,"thread":0,
+               "region":"MPI_Recv","source":"a.c:12","hint":"h","culprits":[{"rank":2,"thread":0,"severity_s":0.5}]},
+               {"severity_s":1},{"pattern":"x","rank":-1,"culprits":[{"thread":1}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(f.len(), 2);
+        assert_eq!(f[0].culprits, vec![(2, Some(0))]);
+        assert_eq!(
+            (f[0].rank, f[0].source.as_deref()),
+            (Some(3), Some("a.c:12"))
+        );
+        assert_eq!((f[1].rank, f[1].culprits.len()), (None, 0));
+        let back = Finding::parse_json(&json!({"findings": [f[0].to_json()]}).to_string()).unwrap();
+        assert_eq!(back[0], f[0]);
+        for junk in ["", "{", "[1,2", "{\"findings\": 3}", "42", "null"] {
+            assert!(Finding::parse_json(junk).is_err(), "{junk}");
+        }
+        assert_eq!(Finding::parse_json("[]").unwrap(), vec![]);
+    }
+}
