@@ -226,11 +226,11 @@ fn locs_len() -> usize {
     4
 }
 
-#[test]
-fn a_wait_for_several_receives_counts_its_latest_sender() {
+/// Rank 0 waits in one call (MPI_Waitall) for a message from rank 1,
+/// sent at `first` ms, and one from rank 2, sent at `second` ms, which
+/// the call reports in that order.
+fn wait_for_two(name: &str, first: f64, second: f64) -> Report {
     use parallax_model::event::{Event, EventKind};
-    // Rank 0 waits for two messages in one call (MPI_Waitall): rank 1
-    // sends at 10 ms, rank 2 at 20 ms; it waited 20 ms, not 30.
     let p = Program {
         regions: vec![],
         locations: vec![vec![]; 3],
@@ -260,24 +260,30 @@ fn a_wait_for_several_receives_counts_its_latest_sender() {
             ev(ms + 0.02, EventKind::Leave { region: send }),
         ]
     };
+    let last = first.max(second) + 0.03;
     let t = vec![
         vec![
             ev(0.0, EventKind::Enter { region: recv }),
-            ev(10.03, got(1)),
-            ev(20.03, got(2)),
-            ev(20.04, EventKind::Leave { region: recv }),
+            ev(last, got(1)),
+            ev(last, got(2)),
+            ev(last + 0.01, EventKind::Leave { region: recv }),
         ],
-        sender(10.0),
-        sender(20.0),
+        sender(first),
+        sender(second),
     ];
-    let dir =
-        std::env::temp_dir().join(format!("parallax-patterns-waitall-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("parallax-patterns-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     synth::write(&dir, &p, &t, [0.0; 3]).unwrap();
     let exp = Experiment::open(&dir).unwrap();
     let r = bottleneck::analyze(&exp, &Config::default(), Executor::Sequential).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+#[test]
+fn a_wait_for_several_receives_counts_its_latest_sender() {
+    let r = wait_for_two("waitall", 10.0, 20.0);
     let ls = only(&r, Pattern::LateSender);
     assert_eq!(ls.len(), 1, "{:#?}", r.findings);
     close(ls[0].severity_s, 0.020, 0.01);
@@ -290,4 +296,13 @@ fn a_wait_for_several_receives_counts_its_latest_sender() {
     assert_eq!(c.len(), 2);
     close(c[0].1, 0.010, 0.01);
     close(c[1].1, 0.010, 0.01);
+    // Reported in the opposite order of sending: still one wait, and not
+    // a Wrong Order (the call waited for both at once).
+    let r = wait_for_two("waitall-rev", 20.0, 10.0);
+    close(only(&r, Pattern::LateSender)[0].severity_s, 0.020, 0.01);
+    assert!(
+        only(&r, Pattern::WrongOrder).is_empty(),
+        "{:#?}",
+        r.findings
+    );
 }

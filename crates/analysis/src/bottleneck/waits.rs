@@ -357,7 +357,9 @@ pub struct LocPass<'a> {
     activity: u64,
     seen_barrier: bool,
     last_coll_end: Option<f64>,
-    ring: VecDeque<(f64, u32, u32, f64)>,
+    /// Recent Late Sender instances: send time, path, sender, waiting,
+    /// and the enter time of the receiving call.
+    ring: VecDeque<(f64, u32, u32, f64, f64)>,
     pending: VecDeque<Pending>,
     interval: Interval,
     /// Waiting found at the current event: it opens the next interval.
@@ -826,11 +828,13 @@ impl<'a> LocPass<'a> {
                     self.cp.add(g, t - s.min(t));
                 }
                 // Wrong Order: an earlier Late Sender waited for a message
-                // sent after this one, which was already there.
+                // sent after this one, which was already there (in an
+                // earlier call: one call waiting for several, MPI_Waitall,
+                // reports them in no particular order).
                 let mut i = 0;
                 while i < self.ring.len() {
-                    let (sl, p, c, w) = self.ring[i];
-                    if sl > s {
+                    let (sl, p, c, w, call) = self.ring[i];
+                    if sl > s && call != enter {
                         self.res
                             .waits
                             .entry((Pattern::WrongOrder, p))
@@ -845,7 +849,7 @@ impl<'a> LocPass<'a> {
                     if self.ring.len() == RING {
                         self.ring.pop_front();
                     }
-                    self.ring.push_back((s, path, src, wait));
+                    self.ring.push_back((s, path, src, wait, enter));
                 }
                 self.setup_end = f64::NEG_INFINITY;
                 if blocking {
