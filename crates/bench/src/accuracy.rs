@@ -136,6 +136,20 @@ impl Tools {
         Ok(())
     }
 
+    /// Builds the C workload `target` of workloads/Makefile into `dir`.
+    fn make(&self, target: &str, dir: &Path) -> Result<PathBuf, String> {
+        run_ok(
+            Command::new("make")
+                .arg("-s")
+                .arg("-C")
+                .arg(self.root.join("workloads"))
+                .arg(format!("O={}", dir.display()))
+                .arg(target),
+            &format!("make -C workloads {target}"),
+        )?;
+        Ok(dir.join(target))
+    }
+
     fn preload(&self) -> PathBuf {
         self.bin.join("libparallax_preload.so")
     }
@@ -330,17 +344,7 @@ impl Ctx {
     /// The MPI kernels on `ranks` ranks: raw without the interposition
     /// library (the program's own timing), full under it.
     fn mpi(&mut self, ranks: usize) -> Result<(), String> {
-        let src = self.tools.root.join("workloads/mpi/accuracy.c");
-        let exe = self.work.join("mpi-accuracy");
-        if !exe.exists() {
-            run_ok(
-                Command::new("mpicc")
-                    .args(["-O2", "-o"])
-                    .arg(&exe)
-                    .arg(&src),
-                "mpicc workloads/mpi/accuracy.c",
-            )?;
-        }
+        let exe = self.tools.make("accuracy", &self.work)?;
         let reps = self.reps.to_string();
         let np = ranks.to_string();
         let mpirun = |c: &mut Command| {
@@ -476,19 +480,10 @@ pub fn main(a: &Args) -> Result<(), String> {
                 let exe = ctx.tools.bin.join("livermore");
                 ctx.livermore("rust", &exe, false)
             }
-            "c" => {
-                let exe = work.join("lfk");
-                let src = ctx.tools.root.join("workloads/c/livermore/lfk.c");
-                run_ok(
-                    Command::new("cc")
-                        .args(["-O2", "-fno-tree-vectorize", "-o"])
-                        .arg(&exe)
-                        .arg(&src)
-                        .arg("-lm"),
-                    "cc workloads/c/livermore/lfk.c",
-                )
-                .and_then(|_| ctx.livermore("c", &exe, true))
-            }
+            "c" => ctx
+                .tools
+                .make("lfk", &work)
+                .and_then(|exe| ctx.livermore("c", &exe, true)),
             "threads" => a.threads.iter().try_for_each(|&n| ctx.threads(n)),
             "mpi" => a.ranks.iter().try_for_each(|&n| ctx.mpi(n)),
             other => Err(format!("unknown suite {other:?} (rust, c, threads, mpi)")),
