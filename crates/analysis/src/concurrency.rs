@@ -112,7 +112,7 @@ fn transitions(
 pub fn profile(exp: &Experiment, ex: Executor) -> Result<Concurrency, Error> {
     let locs = trace::locations(exp);
     let t0 = exp.t0_ns();
-    let per = ex.map(locs.len(), |i| transitions(exp, &locs[i], t0));
+    let per = ex.map_locs(&locs, |i| transitions(exp, &locs[i], t0));
     let mut all = Vec::new();
     let mut warnings = Vec::new();
     for r in per {

@@ -5,11 +5,17 @@
 //! sends messages to others, e.g. a send's time to its receiver). An
 //! executor runs the passes on one thread or on a pool of threads; results
 //! and message order do not depend on which, so every executor gives the
-//! same output. An executor across MPI ranks implements the same two
-//! operations.
+//! same output. The MPI executor (cargo feature `mpi`) spreads the
+//! locations over the ranks of an MPI job by the size of their event
+//! files: each rank runs the passes of its share, list results are
+//! gathered to every rank, per-location results to rank 0, and replays
+//! exchange their posts between ranks (see [`crate::replay`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+use crate::trace::Loc;
+use crate::wire::{self, Wire};
 
 /// Runs per-location passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +24,10 @@ pub enum Executor {
     Sequential,
     /// A pool of this many threads, each taking the next location.
     Threads(usize),
+    /// The ranks of the MPI job this process is part of (MPI must be
+    /// initialized, see [`crate::mpi::init`]); one analysis thread each.
+    #[cfg(feature = "mpi")]
+    Mpi,
 }
 
 impl Executor {
@@ -26,7 +36,72 @@ impl Executor {
         Executor::Threads(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 
+    /// Whether this process prints and writes the shared outputs (always,
+    /// except on MPI ranks other than 0).
+    pub fn is_root(&self) -> bool {
+        match *self {
+            #[cfg(feature = "mpi")]
+            Executor::Mpi => crate::mpi::rank() == 0,
+            _ => true,
+        }
+    }
+
+    /// The locations of `locs` whose passes this process runs, ascending:
+    /// all of them, or under MPI this rank's share.
+    pub fn share(&self, locs: &[Loc]) -> Vec<usize> {
+        match *self {
+            #[cfg(feature = "mpi")]
+            Executor::Mpi => {
+                let bytes: Vec<u64> = locs.iter().map(|l| l.bytes).collect();
+                let owner = assign(&bytes, crate::mpi::size());
+                let me = crate::mpi::rank();
+                (0..locs.len()).filter(|&i| owner[i] == me).collect()
+            }
+            _ => (0..locs.len()).collect(),
+        }
+    }
+
+    /// Runs `pass` for every location of `locs`; results in location
+    /// order, on every rank (under MPI each rank runs its share and the
+    /// results are gathered to all).
+    pub fn map_locs<T, F>(&self, locs: &[Loc], pass: F) -> Vec<T>
+    where
+        T: Send + Wire,
+        F: Fn(usize) -> T + Sync,
+    {
+        match *self {
+            #[cfg(feature = "mpi")]
+            Executor::Mpi => {
+                let mine = self.share(locs);
+                let local: Vec<T> = mine.iter().map(|&i| pass(i)).collect();
+                let all = crate::mpi::all_gather(&wire::encode(&(mine, local)));
+                merge(locs.len(), all).expect("every location ran on a rank")
+            }
+            _ => self.map(locs.len(), pass),
+        }
+    }
+
+    /// Puts the results of this process's share (`mine`, from
+    /// [`Executor::share`]) together in location order: `Some` on the root
+    /// with all `n`, `None` on other MPI ranks.
+    pub fn collect<T: Wire>(&self, mine: &[usize], n: usize, results: Vec<T>) -> Option<Vec<T>> {
+        debug_assert_eq!(mine.len(), results.len());
+        match *self {
+            #[cfg(feature = "mpi")]
+            Executor::Mpi => {
+                let all = crate::mpi::gather(&wire::encode(&(mine.to_vec(), results)))?;
+                Some(merge(n, all).expect("every location ran on a rank"))
+            }
+            _ => {
+                debug_assert_eq!(n, results.len());
+                Some(results)
+            }
+        }
+    }
+
     /// Runs `pass` for every location `0..n`; results in location order.
+    /// Under MPI every rank runs all of them (use [`Executor::map_locs`]
+    /// to divide the work).
     pub fn map<T, F>(&self, n: usize, pass: F) -> Vec<T>
     where
         T: Send,
@@ -34,6 +109,8 @@ impl Executor {
     {
         match *self {
             Executor::Sequential => (0..n).map(pass).collect(),
+            #[cfg(feature = "mpi")]
+            Executor::Mpi => (0..n).map(pass).collect(),
             Executor::Threads(k) if k <= 1 || n <= 1 => (0..n).map(pass).collect(),
             Executor::Threads(k) => {
                 let next = AtomicUsize::new(0);
@@ -78,6 +155,40 @@ impl Executor {
     }
 }
 
+/// The owner of each location when `ranks` ranks share them: contiguous
+/// runs of locations (threads of one process stay together, so their
+/// lock and thread hand-offs stay on one rank) cut where the running sum
+/// of event-file bytes crosses a multiple of the total over `ranks`; a
+/// location goes to the share its middle byte falls in.
+pub fn assign(bytes: &[u64], ranks: usize) -> Vec<usize> {
+    let ranks = ranks.max(1) as u128;
+    // One byte each at least: empty files still cost a pass.
+    let total: u128 = bytes.iter().map(|&b| b.max(1) as u128).sum();
+    let mut before = 0u128;
+    bytes
+        .iter()
+        .map(|&b| {
+            let b = b.max(1) as u128;
+            let mid2 = 2 * before + b;
+            before += b;
+            ((mid2 * ranks) / (2 * total)).min(ranks - 1) as usize
+        })
+        .collect()
+}
+
+/// Per-rank (locations, results) lists merged into location order.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+fn merge<T: Wire>(n: usize, parts: Vec<Vec<u8>>) -> Option<Vec<T>> {
+    let mut slots: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    for p in parts {
+        let (ids, vals): (Vec<usize>, Vec<T>) = wire::decode(&p);
+        for (i, v) in ids.into_iter().zip(vals) {
+            slots[i] = Some(v);
+        }
+    }
+    slots.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +207,22 @@ mod tests {
         ];
         let inboxes = Executor::Threads(2).exchange(3, out);
         assert_eq!(inboxes, vec![vec!["d"], vec!["a", "c", "e"], vec!["b"]]);
+    }
+
+    #[test]
+    fn shares_follow_bytes_not_counts() {
+        // One big location and three small: the big one alone on a rank.
+        assert_eq!(assign(&[900, 100, 100, 100], 2), vec![0, 1, 1, 1]);
+        assert_eq!(assign(&[100, 100, 100, 900], 2), vec![0, 0, 0, 1]);
+        // Equal sizes split evenly, in order.
+        assert_eq!(assign(&[5; 8], 4), vec![0, 0, 1, 1, 2, 2, 3, 3]);
+        // More ranks than locations: some ranks get none.
+        assert_eq!(assign(&[1, 1], 4), vec![1, 3]);
+        assert_eq!(assign(&[], 3), Vec::<usize>::new());
+        // Results come back in location order, whoever computed them.
+        let a = wire::encode(&(vec![2usize, 0], vec![20u32, 0]));
+        let b = wire::encode(&(vec![1usize], vec![10u32]));
+        assert_eq!(merge::<u32>(3, vec![a.clone(), b]), Some(vec![0, 10, 20]));
+        assert_eq!(merge::<u32>(3, vec![a]), None);
     }
 }

@@ -12,7 +12,9 @@
 //! - [`trace`]: the traced locations and streaming over their events;
 //! - [`replay`]: all locations replayed together, exchanging values at
 //!   their dependencies, and [`pairing`]: which event each
-//!   synchronization waited for.
+//!   synchronization waited for;
+//! - [`wire`]: the byte encoding of what analysis ranks exchange, and
+//!   `mpi` (cargo feature `mpi`): the MPI job the MPI executor runs in.
 #![warn(missing_docs)]
 
 pub mod bottleneck;
@@ -20,8 +22,11 @@ pub mod compensate;
 pub mod concurrency;
 pub mod executor;
 pub mod fasthash;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod pairing;
 pub mod profile;
 pub mod replay;
 pub mod synth;
 pub mod trace;
+pub mod wire;

@@ -113,6 +113,39 @@ struct Rec {
     index: u64,
 }
 
+// Listings are gathered from every rank under the MPI executor.
+impl crate::wire::Wire for Rec {
+    fn put(&self, out: &mut Vec<u8>) {
+        let (role, need) = match self.role {
+            Role::Producer => (0u8, 0),
+            Role::Consumer(i) => (1, i),
+        };
+        (self.object, self.id, self.t, self.prev, self.prev_probe).put(out);
+        (self.loc, self.ord, role, need, self.index).put(out);
+    }
+    fn get(r: &mut crate::wire::Reader<'_>) -> Self {
+        use crate::wire::Wire;
+        let (object, id, t, prev, prev_probe) = Wire::get(r);
+        let (loc, ord, role, need, index): (usize, usize, u8, u64, u64) = Wire::get(r);
+        let role = if role == 0 {
+            Role::Producer
+        } else {
+            Role::Consumer(need)
+        };
+        Rec {
+            object,
+            id,
+            t,
+            prev,
+            prev_probe,
+            loc,
+            ord,
+            role,
+            index,
+        }
+    }
+}
+
 fn value_id(rank: u32, addr: u64) -> u64 {
     ((rank as u64) << 48) ^ addr
 }
@@ -174,7 +207,7 @@ impl Pairing {
 pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
     // Per-location pass: the sync events and the collective counts.
     type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>);
-    let listed: Vec<Listed> = exec.map(locs.len(), |li| {
+    let listed: Vec<Listed> = exec.map_locs(locs, |li| {
         let loc = &locs[li];
         let mut recs = Vec::new();
         let mut colls = BTreeMap::new();

@@ -147,20 +147,47 @@ impl ExperimentProfile {
     /// Loads the profile of every location: the runtime's where present,
     /// else derived from the trace.
     pub fn load(exp: &Experiment) -> Result<ExperimentProfile, Error> {
+        Self::load_with(exp, crate::executor::Executor::Sequential)
+    }
+
+    /// [`ExperimentProfile::load`], with the profiles derived from traces
+    /// built by `exec` (under MPI each rank reads its share of the traces;
+    /// every rank gets the whole profile).
+    pub fn load_with(
+        exp: &Experiment,
+        exec: crate::executor::Executor,
+    ) -> Result<ExperimentProfile, Error> {
+        let mut runtime = Vec::new();
+        for p in &exp.processes {
+            let (trees, err) = p.profiles()?;
+            let have: HashMap<u32, CallTree> = trees.into_iter().map(|t| (t.thread, t)).collect();
+            runtime.push((have, err));
+        }
+        let need: Vec<crate::trace::Loc> = crate::trace::locations(exp)
+            .into_iter()
+            .filter(|l| !runtime[l.process].0.contains_key(&l.thread))
+            .collect();
+        let built = exec.map_locs(&need, |i| {
+            tree_from_trace(&exp.processes[need[i].process], need[i].thread)
+        });
+        let mut derived: HashMap<(usize, u32), Result<(CallTree, Vec<String>), Error>> = need
+            .iter()
+            .map(|l| (l.process, l.thread))
+            .zip(built)
+            .collect();
         let mut locations = Vec::new();
         let mut warnings = exp.warnings();
-        for (pi, p) in exp.processes.iter().enumerate() {
-            let (trees, err) = p.profiles()?;
+        for ((pi, p), (mut have, err)) in exp.processes.iter().enumerate().zip(runtime) {
             if let Some(e) = err {
                 warnings.push(e.to_string());
             }
-            let mut have: HashMap<u32, CallTree> =
-                trees.into_iter().map(|t| (t.thread, t)).collect();
             for loc in p.locations.values() {
                 let (tree, source) = match have.remove(&loc.thread) {
                     Some(t) => (t, Source::Runtime),
                     None if loc.events.is_some() => {
-                        let (t, w) = tree_from_trace(p, loc.thread)?;
+                        let (t, w) = derived
+                            .remove(&(pi, loc.thread))
+                            .expect("every traced location was derived")?;
                         warnings.extend(w);
                         (t, Source::Trace)
                     }

@@ -16,12 +16,22 @@
 //! form a cycle, or whose partner events were never recorded), the driver
 //! forces the blocked event with the earliest measured time, which is again
 //! independent of the schedule.
+//!
+//! Under the MPI executor each rank replays its share of the locations
+//! against its own board ([`run_share`]). Passes run until none of them can
+//! go on; then the ranks exchange everything posted and taken since the
+//! last round, so every board sees every contribution and every take and
+//! drops an entry once its last reader, wherever it runs, took it. A round
+//! in which nobody posted anything is a global standstill: the blocked
+//! event with the least (measured time, location) over all ranks is forced,
+//! exactly the choice one process would make.
 
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::executor::Executor;
+use crate::wire::{Reader, Wire};
 
 /// What a pass reports when it returns.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,9 +49,9 @@ pub enum Status {
 /// One location's replay.
 pub trait Pass: Send {
     /// Key of a posted value.
-    type Key: Eq + Hash + Send;
+    type Key: Eq + Hash + Send + Clone + Wire;
     /// A posted value.
-    type Value: Clone + Send;
+    type Value: Clone + Send + Wire;
     /// Processes events until done or blocked; returns whether at least
     /// one event was processed.
     fn resume(&mut self, board: &Board<Self::Key, Self::Value>) -> (Status, bool);
@@ -65,6 +75,19 @@ pub struct Board<K, V> {
     version: AtomicU64,
     wake: Mutex<()>,
     cond: Condvar,
+    /// Posts and takes since the last exchange between ranks, encoded;
+    /// only while a replay across ranks runs.
+    logging: AtomicBool,
+    log: Mutex<Log<K, V>>,
+}
+
+/// Encoded board operations for other ranks: tag 0, a contribution (key,
+/// value, expected, readers); tag 1, a take (key).
+struct Log<K, V> {
+    buf: Vec<u8>,
+    posts: u64,
+    put: Option<fn(&K, &V, &mut Vec<u8>)>,
+    key: Option<fn(&K, &mut Vec<u8>)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -81,6 +104,13 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
             version: AtomicU64::new(0),
             wake: Mutex::new(()),
             cond: Condvar::new(),
+            logging: AtomicBool::new(false),
+            log: Mutex::new(Log {
+                buf: Vec::new(),
+                posts: 0,
+                put: None,
+                key: None,
+            }),
         }
     }
 
@@ -96,6 +126,21 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
         if readers == 0 {
             return;
         }
+        if self.logging.load(Ordering::Relaxed) {
+            let mut l = lock(&self.log);
+            let l = &mut *l;
+            if let Some(put) = l.put {
+                l.buf.push(0);
+                put(&key, &value, &mut l.buf);
+                l.buf.extend_from_slice(&expected.to_le_bytes());
+                l.buf.extend_from_slice(&readers.to_le_bytes());
+                l.posts += 1;
+            }
+        }
+        self.merge(key, value, expected, readers);
+    }
+
+    fn merge(&self, key: K, value: V, expected: u32, readers: u32) {
         let mut m = lock(&self.map);
         let e = m.entry(key).or_insert(Entry {
             value: None,
@@ -123,6 +168,14 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
         if e.missing > 0 {
             return None;
         }
+        if self.logging.load(Ordering::Relaxed) {
+            let mut l = lock(&self.log);
+            let l = &mut *l;
+            if let Some(put) = l.key {
+                l.buf.push(1);
+                put(key, &mut l.buf);
+            }
+        }
         e.readers -= 1;
         if e.readers == 0 {
             m.remove(key).and_then(|e| e.value)
@@ -134,6 +187,56 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
     /// Entries still held (values posted but not taken by every reader).
     pub fn pending(&self) -> usize {
         lock(&self.map).len()
+    }
+
+    /// A take by a reader on another rank: one reader fewer.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    fn taken_elsewhere(&self, key: &K) {
+        let mut m = lock(&self.map);
+        if let Some(e) = m.get_mut(key) {
+            e.readers = e.readers.saturating_sub(1);
+            if e.readers == 0 {
+                m.remove(key);
+            }
+        }
+    }
+}
+
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+impl<K: Eq + Hash + Wire, V: Clone + Wire> Board<K, V> {
+    /// Starts recording posts and takes for other ranks.
+    fn start_log(&self) {
+        let mut l = lock(&self.log);
+        l.put = Some(|k, v, out| {
+            k.put(out);
+            v.put(out);
+        });
+        l.key = Some(|k, out| k.put(out));
+        self.logging.store(true, Ordering::SeqCst);
+    }
+
+    /// The operations recorded since the last call, and how many were
+    /// contributions.
+    fn drain_log(&self) -> (Vec<u8>, u64) {
+        let mut l = lock(&self.log);
+        let posts = std::mem::take(&mut l.posts);
+        (std::mem::take(&mut l.buf), posts)
+    }
+
+    /// Applies another rank's recorded operations, in the order made.
+    fn apply(&self, r: &mut Reader<'_>) {
+        while !r.is_empty() {
+            match u8::get(r) {
+                0 => {
+                    let k = K::get(r);
+                    let v = V::get(r);
+                    let expected = u32::get(r);
+                    let readers = u32::get(r);
+                    self.merge(k, v, expected, readers);
+                }
+                _ => self.taken_elsewhere(&K::get(r)),
+            }
+        }
     }
 }
 
@@ -154,12 +257,29 @@ struct Shared {
     blocked: Vec<Option<f64>>,
 }
 
-/// Replays `passes` to the end with `exec`'s threads.
+/// Replays `passes` (every location, in location order) to the end with
+/// `exec`'s threads. Under MPI use [`run_share`].
 pub fn run<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>, exec: Executor) -> Outcome {
+    let ids: Vec<usize> = (0..passes.len()).collect();
+    run_share(passes, &ids, board, exec)
+}
+
+/// Replays `passes`, the passes of locations `ids` (this process's share,
+/// from [`Executor::share`]), to the end. Every rank of an MPI job calls
+/// it with its own share; the outcome is the job's, the same on all.
+pub fn run_share<P: Pass>(
+    passes: &mut [P],
+    ids: &[usize],
+    board: &Board<P::Key, P::Value>,
+    exec: Executor,
+) -> Outcome {
+    assert_eq!(passes.len(), ids.len(), "one location index per pass");
     let n = passes.len();
     let workers = match exec {
         Executor::Sequential => 1,
         Executor::Threads(k) => k.clamp(1, n.max(1)),
+        #[cfg(feature = "mpi")]
+        Executor::Mpi => return run_ranks(passes, ids, board),
     };
     let force: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
     let forced = AtomicU64::new(0);
@@ -189,6 +309,87 @@ pub fn run<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>, exec: Exe
     }
     Outcome {
         forced: forced.load(Ordering::Relaxed),
+        unclaimed: board.pending(),
+    }
+}
+
+/// The MPI replay: local rounds to a standstill, then an exchange of the
+/// round's operations between all ranks, until every location is done.
+#[cfg(feature = "mpi")]
+fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::Value>) -> Outcome {
+    board.start_log();
+    let mut done = vec![false; passes.len()];
+    let mut blocked: Vec<Option<f64>> = vec![None; passes.len()];
+    let mut forced = 0u64;
+    let me = crate::mpi::rank();
+    loop {
+        loop {
+            let seen = board.version.load(Ordering::SeqCst);
+            let mut progressed = false;
+            for (j, p) in passes.iter_mut().enumerate() {
+                if done[j] {
+                    continue;
+                }
+                let (status, moved) = p.resume(board);
+                progressed |= moved;
+                match status {
+                    Status::Done => {
+                        done[j] = true;
+                        blocked[j] = None;
+                    }
+                    Status::Blocked { at_ns } => blocked[j] = Some(at_ns),
+                }
+            }
+            if !progressed && board.version.load(Ordering::SeqCst) == seen {
+                break;
+            }
+        }
+        // Header: contributions made, then the earliest blocked event
+        // (time, location) if any; then the operations.
+        let (ops, posts) = board.drain_log();
+        let earliest = blocked
+            .iter()
+            .zip(ids)
+            .filter_map(|(b, &i)| b.map(|t| (t, i as u64)))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut msg = Vec::with_capacity(ops.len() + 32);
+        posts.put(&mut msg);
+        earliest.put(&mut msg);
+        msg.extend_from_slice(&ops);
+        drop(ops);
+        let all = crate::mpi::all_gather(&msg);
+        drop(msg);
+        let mut total = 0u64;
+        let mut pick: Option<(f64, u64)> = None;
+        for (rank, buf) in all.iter().enumerate() {
+            let mut r = Reader::new(buf);
+            total += u64::get(&mut r);
+            if let Some(e) = Option::<(f64, u64)>::get(&mut r) {
+                if pick.is_none_or(|p| e.0.total_cmp(&p.0).then(e.1.cmp(&p.1)).is_lt()) {
+                    pick = Some(e);
+                }
+            }
+            if rank != me {
+                board.apply(&mut r);
+            }
+        }
+        if total > 0 {
+            continue;
+        }
+        // Nothing new anywhere: every rank is at a standstill.
+        match pick {
+            None => break,
+            Some((_, i)) => {
+                forced += 1;
+                if let Ok(j) = ids.binary_search(&(i as usize)) {
+                    blocked[j] = None;
+                    passes[j].force();
+                }
+            }
+        }
+    }
+    Outcome {
+        forced,
         unclaimed: board.pending(),
     }
 }

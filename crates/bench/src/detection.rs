@@ -362,7 +362,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 /// rank makes `calls` function calls (rank 1's take a fifth longer), sends
 /// to the next rank, receives from the previous one, and every 16 steps
 /// joins a barrier. Streaming: memory does not grow with the trace.
-fn generate(dir: &Path, events: u64, calls: u64, ranks: u32) -> Result<u64, String> {
+pub(crate) fn generate(dir: &Path, events: u64, calls: u64, ranks: u32) -> Result<u64, String> {
     let err = |e: parallax_model::Error| e.to_string();
     let regions = [
         (1, RegionKind::Function, "compute"),

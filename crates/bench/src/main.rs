@@ -12,6 +12,7 @@ mod overhead;
 mod peers;
 mod px;
 mod stats;
+mod synth;
 
 use clap::{Parser, Subcommand};
 
@@ -36,6 +37,10 @@ enum Command {
     /// Livermore kernels (Rust and C) and of parallel kernels on threads
     /// and MPI ranks.
     Accuracy(accuracy::Args),
+    /// Writes a synthetic MPI-like experiment of L locations and about E
+    /// events (messages, barriers, an injected late sender) for scale
+    /// tests.
+    Synth(synth::Args),
 }
 
 fn main() {
@@ -44,6 +49,7 @@ fn main() {
         Command::Overhead(args) => overhead::main(&args),
         Command::Detection(args) => detection::main(&args),
         Command::Accuracy(args) => accuracy::main(&args),
+        Command::Synth(args) => synth::main(&args),
     };
     if let Err(e) = result {
         eprintln!("parallax-bench: {e}");

@@ -25,6 +25,11 @@ pub struct Args {
     /// Analysis threads (1: sequential; the result is the same).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// How the passes run: seq, threads (--threads of them) or mpi
+    /// (the ranks of `mpirun -np N parallax analyze ...`); the result is
+    /// the same.
+    #[arg(long, value_enum)]
+    pub executor: Option<crate::executor::Kind>,
     /// Baselines measured by `parallax baseline` (default: the file it
     /// writes, if present).
     #[arg(long)]
@@ -52,12 +57,11 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         cfg.baselines = b;
         warnings.extend(w);
     }
-    let exec = if a.threads > 1 {
-        Executor::Threads(a.threads)
-    } else {
-        Executor::Sequential
-    };
-    let mut rep = bottleneck::analyze(&exp, &cfg, exec)?;
+    let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
+    let mut rep = bottleneck::analyze(&exp, &cfg, run.exec)?;
+    if !run.is_root() {
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
     rep.warnings.extend(warnings);
     if a.json {
         crate::out(&(serde_json::to_string_pretty(&to_json(&rep))? + "\n"))?;

@@ -42,6 +42,11 @@ pub struct Args {
     /// Analysis threads (1: sequential; the result is the same).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
+    /// How the passes run: seq, threads or mpi (the ranks of `mpirun -np
+    /// N parallax compensate ...`, each writing its locations' events);
+    /// the result is the same.
+    #[arg(long, value_enum)]
+    pub executor: Option<crate::executor::Kind>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -79,14 +84,13 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             Convention::Consistent
         },
     };
-    let exec = match a.threads {
-        0 => Executor::pool(),
-        1 => Executor::Sequential,
-        n => Executor::Threads(n),
-    };
+    let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
     let started = std::time::Instant::now();
-    let s = compensate::compensate(&exp, &out, &opts, exec)
+    let s = compensate::compensate(&exp, &out, &opts, run.exec)
         .with_context(|| format!("cannot compensate {}", a.dir.display()))?;
+    if !run.is_root() {
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
     let secs = started.elapsed().as_secs_f64();
     let command: Vec<String> = std::env::args().collect();
     crate::experiment_dir::write_manifest(&out, &command, "compensated", secs)?;

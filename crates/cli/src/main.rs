@@ -8,6 +8,7 @@ mod compare;
 mod compensate;
 mod db;
 mod demo;
+mod executor;
 mod experiment_dir;
 mod export;
 mod fmt;

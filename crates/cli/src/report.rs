@@ -33,6 +33,14 @@ pub struct Args {
     /// Leave out the per-location sections.
     #[arg(long)]
     pub total_only: bool,
+    /// Threads deriving profiles from traces (with --executor threads).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// How profiles are derived from traces: seq, threads or mpi (the
+    /// ranks of `mpirun -np N parallax report ...`); the result is the
+    /// same.
+    #[arg(long, value_enum)]
+    pub executor: Option<crate::executor::Kind>,
 }
 
 pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
@@ -40,8 +48,12 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         .with_context(|| format!("cannot read the experiment {}", a.dir.display()))?;
     // Profiles derived from a long trace take a while: a spinner says so.
     let progress = Progress::new("reading profiles", 0);
-    let prof = ExperimentProfile::load(&exp)?;
+    let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
+    let prof = ExperimentProfile::load_with(&exp, run.exec)?;
     drop(progress);
+    if !run.is_root() {
+        return Ok(std::process::ExitCode::SUCCESS);
+    }
     if a.json {
         crate::out(&(serde_json::to_string_pretty(&to_json(&exp, &prof))? + "\n"))?;
     } else {

@@ -17,10 +17,10 @@
 pub mod filters;
 mod global;
 pub mod hints;
-mod path;
+pub(crate) mod path;
 mod regions;
 pub mod scaling;
-mod waits;
+pub(crate) mod waits;
 
 use std::collections::BTreeMap;
 
@@ -286,13 +286,18 @@ pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report,
     let t0 = exp.t0_ns();
     let table = regions::Table::new(exp);
     let pairing = pairing::pair(&locs, t0, exec);
-    let mut passes = Vec::with_capacity(locs.len());
-    for (i, loc) in locs.iter().enumerate() {
-        passes.push(waits::LocPass::new(loc, i, &pairing, &table, t0)?);
+    let mine = exec.share(&locs);
+    let mut passes = Vec::with_capacity(mine.len());
+    for &i in &mine {
+        passes.push(waits::LocPass::new(&locs[i], i, &pairing, &table, t0)?);
     }
     let board = Board::new(waits::combine);
-    let outcome = replay::run(&mut passes, &board, exec);
+    let outcome = replay::run_share(&mut passes, &mine, &board, exec);
     let results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
+    // Under MPI the report is assembled on rank 0 only.
+    let Some(results) = exec.collect(&mine, locs.len(), results) else {
+        return Ok(Report::default());
+    };
     let mut report = global::assemble(&locs, &table, results, cfg, exec);
     report.unmatched += outcome.forced;
     report.warnings.extend(pairing.warnings.iter().cloned());

@@ -20,9 +20,9 @@ const SEGMENT: usize = 64;
 /// An immutable piece of a path.
 #[derive(Debug)]
 pub struct Chain {
-    base: Option<Arc<Chain>>,
-    seg: Vec<(u32, f64)>,
-    depth: u32,
+    pub(crate) base: Option<Arc<Chain>>,
+    pub(crate) seg: Vec<(u32, f64)>,
+    pub(crate) depth: u32,
 }
 
 /// A location's path so far.

@@ -82,23 +82,23 @@ pub type Note = Arc<Interval>;
 #[derive(Clone, Debug)]
 pub struct Arrival {
     /// Latest enter time and its location.
-    last: (f64, u32),
-    last_chain: Option<Arc<Chain>>,
-    last_note: Note,
-    last_nonroot: Option<(f64, u32)>,
-    nonroot_note: Option<Note>,
-    root: Option<(f64, u32)>,
-    root_note: Option<Note>,
+    pub(crate) last: (f64, u32),
+    pub(crate) last_chain: Option<Arc<Chain>>,
+    pub(crate) last_note: Note,
+    pub(crate) last_nonroot: Option<(f64, u32)>,
+    pub(crate) nonroot_note: Option<Note>,
+    pub(crate) root: Option<(f64, u32)>,
+    pub(crate) root_note: Option<Note>,
     /// Communication since the previous barrier, summed.
-    activity: u64,
+    pub(crate) activity: u64,
     /// Lowest and highest rank taking part.
-    ranks: (u32, u32),
+    pub(crate) ranks: (u32, u32),
     /// Work since the previous collective: largest (ns, location), sum ns.
-    work_max: (u64, u32),
-    work_sum: u64,
+    pub(crate) work_max: (u64, u32),
+    pub(crate) work_sum: u64,
     /// Latest end of set-up (MPI_Init) of a location that came straight
     /// from it.
-    setup: f64,
+    pub(crate) setup: f64,
 }
 
 /// A value on the board.
@@ -196,9 +196,9 @@ pub struct PathStats {
 /// producer keeps to charge the waiting it causes.
 #[derive(Clone, Debug, Default)]
 pub struct Interval {
-    comp: Vec<(u32, f64)>,
+    pub(crate) comp: Vec<(u32, f64)>,
     /// Waiting in it and who caused it.
-    waits: Vec<(u32, f64)>,
+    pub(crate) waits: Vec<(u32, f64)>,
 }
 
 impl Interval {

@@ -16,7 +16,7 @@
 //! always feasible). See docs/compensation.md.
 
 pub mod costs;
-mod pass;
+pub(crate) mod pass;
 mod profile_only;
 
 use std::path::Path;
@@ -89,7 +89,7 @@ fn span(a: Option<f64>, b: Option<f64>) -> f64 {
 }
 
 /// What a compensation did.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     /// Per location, in (rank, thread) order.
     pub locations: Vec<LocSummary>,
@@ -160,8 +160,10 @@ pub fn compensate(
     }
     let t0 = exp.t0_ns();
     let pairing = pairing::pair(&locs, t0, exec);
-    let mut passes = Vec::with_capacity(locs.len());
-    for (i, loc) in locs.iter().enumerate() {
+    let mine = exec.share(&locs);
+    let mut passes = Vec::with_capacity(mine.len());
+    for &i in &mine {
+        let loc = &locs[i];
         let dir = out.join(experiment::rank_dir(loc.rank));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let path = dir.join(experiment::events_file(loc.thread));
@@ -176,13 +178,20 @@ pub fn compensate(
         )?);
     }
     let board = Board::new(pass::latest);
-    let outcome = replay::run(&mut passes, &board, exec);
+    let outcome = replay::run_share(&mut passes, &mine, &board, exec);
+    let finished = passes
+        .into_iter()
+        .map(|p| p.finish())
+        .collect::<Result<Vec<_>, _>>()?;
+    // Under MPI each rank wrote its locations' events; rank 0 writes the
+    // rest.
+    let Some(finished) = exec.collect(&mine, locs.len(), finished) else {
+        return Ok(Summary::default());
+    };
     let mut warnings = pairing.warnings.clone();
     let mut trees = vec![Vec::new(); exp.processes.len()];
     let mut locations = Vec::new();
-    for p in passes {
-        let loc = p.loc;
-        let (tree, stats) = p.finish()?;
+    for (loc, (tree, stats)) in locs.iter().zip(finished) {
         if let Some(w) = &stats.warning {
             warnings.push(w.clone());
         }

@@ -1,0 +1,116 @@
+//! The MPI job an analysis runs in, through the `mpi` crate (rsmpi)
+//! against the system's MPI library: rank, size and the two collectives
+//! the MPI executor needs, on byte buffers (the [`crate::wire`] encoding).
+
+use mpi::datatype::PartitionMut;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Count;
+
+/// MPI initialized for this process; finalized when dropped. Keep it
+/// alive for as long as an MPI executor is used.
+pub struct Session {
+    _universe: mpi::environment::Universe,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Session(rank {} of {})", rank(), size())
+    }
+}
+
+/// Initializes MPI; `None` if it already was.
+pub fn init() -> Option<Session> {
+    mpi::initialize().map(|u| Session { _universe: u })
+}
+
+fn world() -> SimpleCommunicator {
+    debug_assert!(mpi::environment::is_initialized());
+    SimpleCommunicator::world()
+}
+
+/// This process's rank in the job.
+pub fn rank() -> usize {
+    world().rank() as usize
+}
+
+/// Ranks in the job.
+pub fn size() -> usize {
+    world().size() as usize
+}
+
+fn counts_of(w: &SimpleCommunicator, len: usize) -> Vec<Count> {
+    let mine = Count::try_from(len).expect("an exchange of less than 2 GiB per rank");
+    let mut counts = vec![0 as Count; w.size() as usize];
+    w.all_gather_into(&mine, &mut counts[..]);
+    counts
+}
+
+fn split(buf: Vec<u8>, counts: &[Count]) -> Vec<Vec<u8>> {
+    let mut out = Vec::with_capacity(counts.len());
+    let mut at = 0usize;
+    for &c in counts {
+        out.push(buf[at..at + c as usize].to_vec());
+        at += c as usize;
+    }
+    out
+}
+
+fn displs(counts: &[Count]) -> Vec<Count> {
+    counts
+        .iter()
+        .scan(0 as Count, |acc, &c| {
+            let d = *acc;
+            *acc += c;
+            Some(d)
+        })
+        .collect()
+}
+
+/// Every rank's `bytes`, by rank, on every rank.
+pub fn all_gather(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let w = world();
+    let counts = counts_of(&w, bytes.len());
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    let mut buf = vec![0u8; total];
+    let d = displs(&counts);
+    {
+        let mut part = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
+        w.all_gather_varcount_into(bytes, &mut part);
+    }
+    split(buf, &counts)
+}
+
+/// Every rank's `bytes`, by rank, on rank 0; `None` elsewhere.
+pub fn gather(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let w = world();
+    let root = w.process_at_rank(0);
+    let mine = Count::try_from(bytes.len()).expect("a result of less than 2 GiB per rank");
+    if w.rank() == 0 {
+        let mut counts = vec![0 as Count; w.size() as usize];
+        root.gather_into_root(&mine, &mut counts[..]);
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        let mut buf = vec![0u8; total];
+        let d = displs(&counts);
+        {
+            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
+            root.gather_varcount_into_root(bytes, &mut part);
+        }
+        Some(split(buf, &counts))
+    } else {
+        root.gather_into(&mine);
+        root.gather_varcount_into(bytes);
+        None
+    }
+}
+
+/// Waits for every rank.
+pub fn barrier() {
+    world().barrier();
+}
+
+/// Ends the whole job (an error on one rank would leave the others
+/// waiting in a collective).
+pub fn abort(code: i32) -> ! {
+    world().abort(code)
+}

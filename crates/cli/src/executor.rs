@@ -1,0 +1,71 @@
+//! `--executor`: how an analysis command runs its per-location passes.
+
+use parallax_analysis::executor::Executor;
+
+/// The `--executor` values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// One location after another.
+    Seq,
+    /// A pool of `--threads` threads (all cores if 0).
+    Threads,
+    /// The ranks of the MPI job the command runs in (`mpirun -np N
+    /// parallax ...`); needs a build with the `mpi` feature.
+    Mpi,
+}
+
+/// The executor in use; under MPI it keeps MPI initialized until dropped
+/// at the end of the command.
+#[derive(Debug)]
+pub struct Running {
+    pub exec: Executor,
+    #[cfg(feature = "mpi")]
+    _session: Option<parallax_analysis::mpi::Session>,
+}
+
+impl Running {
+    /// Whether this process prints and writes the shared outputs.
+    pub fn is_root(&self) -> bool {
+        self.exec.is_root()
+    }
+}
+
+/// The executor for `kind`; without one, `threads` decides as before
+/// (`default` for 0).
+pub fn start(kind: Option<Kind>, threads: usize, default: Executor) -> anyhow::Result<Running> {
+    let pool = |n: usize| match n {
+        0 => default,
+        1 => Executor::Sequential,
+        n => Executor::Threads(n),
+    };
+    let exec = match kind {
+        None => pool(threads),
+        Some(Kind::Seq) => Executor::Sequential,
+        Some(Kind::Threads) if threads == 0 => Executor::pool(),
+        Some(Kind::Threads) => Executor::Threads(threads),
+        Some(Kind::Mpi) => return start_mpi(),
+    };
+    Ok(Running {
+        exec,
+        #[cfg(feature = "mpi")]
+        _session: None,
+    })
+}
+
+#[cfg(feature = "mpi")]
+fn start_mpi() -> anyhow::Result<Running> {
+    let session = parallax_analysis::mpi::init();
+    anyhow::ensure!(session.is_some(), "MPI was already initialized");
+    Ok(Running {
+        exec: Executor::Mpi,
+        _session: session,
+    })
+}
+
+#[cfg(not(feature = "mpi"))]
+fn start_mpi() -> anyhow::Result<Running> {
+    anyhow::bail!(
+        "this parallax was built without MPI: build it with \
+         `cargo build --release -p parallax-cli --features mpi`"
+    )
+}
