@@ -306,3 +306,110 @@ fn a_wait_for_several_receives_counts_its_latest_sender() {
         r.findings
     );
 }
+
+#[test]
+fn competing_puts_to_one_target_are_found_with_their_competitor() {
+    use parallax_model::defs::{ClockSource, Def};
+    use parallax_model::event::{Event, EventKind};
+    use parallax_model::experiment::{self, EventWriter};
+    use parallax_model::region::RegionKind;
+    // Rank 1 puts to rank 0 five times alone (1 ms each), then five times
+    // while rank 2 puts to rank 0 too (4 ms each).
+    let dir = std::env::temp_dir().join(format!("parallax-patterns-rma-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let put = |target| EventKind::Put {
+        target,
+        bytes: 1 << 20,
+        addr: 64,
+    };
+    let mut traces: Vec<Vec<(f64, EventKind)>> = vec![
+        vec![
+            (0.0, EventKind::Enter { region: 2 }),
+            (60.0, EventKind::Leave { region: 2 }),
+        ],
+        vec![],
+        vec![],
+    ];
+    for i in 0..5 {
+        let t = 2.0 * i as f64;
+        traces[1].extend([
+            (t, EventKind::Enter { region: 1 }),
+            (t + 0.01, put(0)),
+            (t + 1.0, EventKind::Leave { region: 1 }),
+        ]);
+    }
+    for i in 0..5 {
+        let t = 20.0 + 6.0 * i as f64;
+        for r in [1, 2] {
+            traces[r].extend([
+                (t, EventKind::Enter { region: 1 }),
+                (t + 0.01, put(0)),
+                (t + 4.0, EventKind::Leave { region: 1 }),
+            ]);
+        }
+    }
+    for (rank, evs) in traces.iter().enumerate() {
+        let pdir = dir.join(experiment::rank_dir(rank as u32));
+        std::fs::create_dir_all(&pdir).unwrap();
+        let defs = [
+            Def::Clock {
+                source: ClockSource::Monotonic,
+                nominal_hz: 1e9,
+            },
+            Def::ClockSync {
+                tick: 0,
+                mono_ns: 0,
+                unix_ns: 0,
+            },
+            Def::ClockSync {
+                tick: 1 << 40,
+                mono_ns: 1 << 40,
+                unix_ns: 1 << 40,
+            },
+            Def::Region {
+                id: 1,
+                kind: RegionKind::Put,
+                name: "shmem_putmem".into(),
+                file: String::new(),
+                line: 0,
+            },
+            Def::Region {
+                id: 2,
+                kind: RegionKind::User,
+                name: "main".into(),
+                file: String::new(),
+                line: 0,
+            },
+            Def::Location {
+                thread: 0,
+                name: String::new(),
+                os_tid: 0,
+            },
+        ];
+        experiment::write_defs(&pdir, rank as u32, &defs).unwrap();
+        let mut w =
+            EventWriter::create(&pdir.join(experiment::events_file(0)), rank as u32, 0, 4096)
+                .unwrap();
+        for &(ms, kind) in evs {
+            w.push(&Event {
+                time: (ms * MS) as u64 + 1_000_000,
+                kind,
+            })
+            .unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let exp = Experiment::open(&dir).unwrap();
+    let cfg = Config::default();
+    let r = bottleneck::analyze(&exp, &cfg, Executor::Sequential).unwrap();
+    assert_eq!(
+        r,
+        bottleneck::analyze(&exp, &cfg, Executor::Threads(2)).unwrap()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let c = only(&r, Pattern::CompetingRma);
+    assert_eq!(c.len(), 1, "{:#?}", r.findings);
+    assert_eq!((c[0].at.rank, c[0].region.as_str()), (1, "shmem_putmem"));
+    assert_eq!(c[0].culprits[0].at.rank, 2);
+    close(c[0].severity_s, 0.015, 0.01);
+}

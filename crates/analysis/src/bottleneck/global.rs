@@ -147,6 +147,7 @@ pub fn assemble(
     let n_locs = locs.len() as u32;
     let mut results = results;
     unpaired_conditions(&mut results);
+    rep.uncontrollable_s += competing_rma(&mut results) * NS;
     for (li, res) in results.iter().enumerate() {
         let li = li as u32;
         rep.events += res.events;
@@ -335,6 +336,42 @@ fn unpaired_conditions(results: &mut [LocResult]) {
             }
         }
     }
+}
+
+/// Slow one-sided transfers with competitors become Competing RMA waits:
+/// their time beyond the call path's fastest, charged to the competitors
+/// by overlap. Returns the excess of those without any (uncontrollable).
+fn competing_rma(results: &mut [LocResult]) -> f64 {
+    let mut alone = 0.0;
+    for r in results.iter_mut() {
+        let mut by_req: BTreeMap<u64, Vec<(u32, f64)>> = BTreeMap::new();
+        for (&(q, loc), &ns) in &r.rma_competitors {
+            by_req.entry(q).or_default().push((loc, ns));
+        }
+        for (q, &(_, start, end, path)) in r.rma_slow.iter().enumerate() {
+            let min = r.paths.get(path as usize).map_or(0.0, |p| p.min);
+            let excess = (end - start - min).max(0.0);
+            let Some(cs) = by_req.get(&(q as u64)) else {
+                alone += excess;
+                continue;
+            };
+            if excess <= 0.0 {
+                continue;
+            }
+            let total: f64 = cs.iter().map(|c| c.1).sum();
+            let agg = r.waits.entry((Pattern::CompetingRma, path)).or_default();
+            agg.ns += excess;
+            agg.instances += 1;
+            for &(loc, ns) in cs {
+                let part = excess * ns / total;
+                match agg.culprits.iter_mut().find(|c| c.0 == loc) {
+                    Some(c) => c.1 += part,
+                    None => agg.culprits.push((loc, part)),
+                }
+            }
+        }
+    }
+    alone
 }
 
 /// Peer groups: the main threads of all processes, and the other threads.

@@ -19,6 +19,7 @@ mod global;
 pub mod hints;
 pub(crate) mod path;
 mod regions;
+mod rma;
 pub mod scaling;
 pub(crate) mod waits;
 
@@ -293,7 +294,8 @@ pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report,
     }
     let board = Board::new(waits::combine);
     let outcome = replay::run_share(&mut passes, &mine, &board, exec);
-    let results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
+    let mut results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
+    rma::competitors(&locs, t0, &mut results, exec);
     // Under MPI the report is assembled on rank 0 only.
     let Some(results) = exec.collect(&mine, locs.len(), results) else {
         return Ok(Report::default());

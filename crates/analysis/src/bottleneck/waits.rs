@@ -17,7 +17,7 @@
 //! result; integer sums keep merged values independent of the order of
 //! contributions.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
@@ -44,6 +44,11 @@ const RING: usize = 100;
 const PENDING_MAX: usize = 1 << 16;
 /// Answers to blocking sends per post.
 const BATCH: u64 = 64;
+/// A one-sided transfer is a request for competitors when it takes this
+/// long, ns, and half again its call path's fastest.
+const RMA_SLOW_NS: f64 = 20_000.0;
+/// Requests kept per location.
+const RMA_REQUESTS: usize = 1 << 16;
 
 /// What a value on the board is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -315,6 +320,11 @@ pub struct LocResult {
     pub cond_unpaired: FxMap<(u32, u64), (f64, u64)>,
     /// Paired condition waits by (condition, poster): waiting ns.
     pub cond_posters: FxMap<(u64, u32), f64>,
+    /// Slow blocking one-sided transfers: target rank, start, end, path.
+    pub rma_slow: Vec<(u32, f64, f64, u32)>,
+    /// Competitors of its slow transfers: by (request number, location),
+    /// overlapping time ns (filled by rma.rs).
+    pub rma_competitors: BTreeMap<(u64, u32), f64>,
     pub unmatched: u64,
     pub warning: Option<String>,
 }
@@ -1141,6 +1151,17 @@ impl<'a> LocPass<'a> {
                         );
                         if blocking {
                             self.transfer(&f, t, peer);
+                        }
+                        // A blocking one-sided transfer slower than its
+                        // fastest: a request for the competing-transfer
+                        // step (rma.rs).
+                        let d = t - f.enter;
+                        if matches!(kind, RegionKind::Put | RegionKind::Get)
+                            && d > RMA_SLOW_NS
+                            && d > 1.5 * self.res.paths[f.path as usize].min
+                            && self.res.rma_slow.len() < RMA_REQUESTS
+                        {
+                            self.res.rma_slow.push((peer, f.enter, t, f.path));
                         }
                         if kind == RegionKind::Send && bytes <= SMALL_BYTES {
                             let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
