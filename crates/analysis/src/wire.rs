@@ -570,6 +570,8 @@ fields!(LocResult {
     rma,
     cond_unpaired,
     cond_posters,
+    rma_slow,
+    rma_competitors,
     unmatched,
     warning,
 });
