@@ -406,7 +406,16 @@ impl<'a> LocPass<'a> {
             (finite(self.own_min[class]), finite(self.latency_min[class]));
         let waited = p.tm + basis_alpha + latency_least > ptm + palpha + own_least;
         let ta = if waited {
-            (pta + own_least).max(p.ta + latency.max(0.0))
+            // This instance's delay after the post (a sleeping waiter's
+            // wake-up) holds only if the waiter still waits for the post in
+            // the approximation; if the post now comes first, the waiter
+            // finds it there after the least delay seen.
+            let delay = if p.ta <= pta {
+                latency_least
+            } else {
+                latency.max(0.0)
+            };
+            (pta + own_least).max(p.ta + delay)
         } else {
             local.max(p.ta + latency_least)
         };
