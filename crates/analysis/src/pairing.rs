@@ -66,6 +66,9 @@ pub struct Sync {
     pub needs: Option<Link>,
     /// This event is a producer: its key and how many events wait for it.
     pub posts: Option<(Link, u32)>,
+    /// A wait paired otherwise than measured (liberal): its measured
+    /// waiting says nothing about its approximated one.
+    pub repaired: bool,
 }
 
 /// Whether `e` takes part in pairing (and so has a [`Sync`] entry).
@@ -203,8 +206,20 @@ impl Pairing {
     }
 }
 
+/// Approximated request times of lock acquisitions, by (location index,
+/// sync event number): the order in which a liberal pairing grants a lock.
+pub type Requests = crate::fasthash::FastMap<(usize, usize), f64>;
+
 /// Lists and pairs the synchronization events of `locs`.
 pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
+    pair_with(locs, t0, exec, None)
+}
+
+/// Like [`pair`]; with `requests`, every lock is granted first come, first
+/// served in the order of those request times (where each acquisition has
+/// one) instead of the measured order: each acquisition waits for the
+/// release that ends the critical section granted before it.
+pub fn pair_with(locs: &[Loc], t0: f64, exec: Executor, requests: Option<&Requests>) -> Pairing {
     // Per-location pass: the sync events and the collective counts.
     type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>);
     let listed: Vec<Listed> = exec.map_locs(locs, |li| {
@@ -272,7 +287,20 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
                 .then(a.loc.cmp(&b.loc))
                 .then(a.ord.cmp(&b.ord))
         });
+        // The costs are learned from the measured pairing: a re-paired
+        // wait's measured times belong to another partner.
         let (latency, own) = pair_object(object, id, &recs, &mut out.syncs);
+        if let (Object::Lock, Some(req)) = (object, requests) {
+            let before = partners(&recs, &out.syncs);
+            for r in &recs {
+                out.syncs[r.loc][r.ord] = Sync::default();
+            }
+            recs = first_come_first_served(recs, req);
+            pair_object(object, id, &recs, &mut out.syncs);
+            for (k, p) in partners(&recs, &out.syncs) {
+                out.syncs[k.0][k.1].repaired = before.get(&k) != Some(&p);
+            }
+        }
         let k = object as usize;
         out.latency[k] = out.latency[k].min(latency);
         for (o, n) in out.own[k].iter_mut().zip(own) {
@@ -280,6 +308,79 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
         }
     }
     out
+}
+
+/// Each consumer's producer as (location, event number), by the consumer's
+/// (location, event number), under the pairing in `syncs`.
+fn partners(
+    recs: &[Rec],
+    syncs: &[VecDeque<Sync>],
+) -> HashMap<(usize, usize), Option<(usize, usize)>> {
+    let mut producers: HashMap<u64, (usize, usize)> = HashMap::new();
+    for r in recs {
+        if let Some((l, _)) = syncs[r.loc][r.ord].posts {
+            producers.insert(l.seq, (r.loc, r.ord));
+        }
+    }
+    recs.iter()
+        .filter(|r| r.role != Role::Producer)
+        .map(|r| {
+            let p = syncs[r.loc][r.ord]
+                .needs
+                .and_then(|l| producers.get(&l.seq).copied());
+            ((r.loc, r.ord), p)
+        })
+        .collect()
+}
+
+/// A lock's events re-sequenced as critical sections in the order of
+/// their requests: each acquisition followed by its own release (the next
+/// release on its location), so that "the release just before" is the
+/// previous holder's. Without a request time for every acquisition the
+/// measured sequence stays.
+fn first_come_first_served(recs: Vec<Rec>, req: &Requests) -> Vec<Rec> {
+    let mut acquisitions: Vec<(f64, usize)> = Vec::new();
+    for (i, r) in recs.iter().enumerate() {
+        if r.role != Role::Producer {
+            match req.get(&(r.loc, r.ord)) {
+                Some(&t) => acquisitions.push((t, i)),
+                None => return recs,
+            }
+        }
+    }
+    acquisitions.sort_by(|a, b| {
+        a.0.total_cmp(&b.0)
+            .then(recs[a.1].loc.cmp(&recs[b.1].loc))
+            .then(recs[a.1].ord.cmp(&recs[b.1].ord))
+    });
+    // Each location's releases, by event number.
+    let mut releases: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, r) in recs.iter().enumerate() {
+        if r.role == Role::Producer {
+            releases.entry(r.loc).or_default().push(i);
+        }
+    }
+    // A location's requests are in its own order, so a cursor per
+    // location finds each release.
+    let mut cursor: HashMap<usize, usize> = HashMap::new();
+    let mut used = vec![false; recs.len()];
+    let mut order = Vec::with_capacity(recs.len());
+    for &(_, a) in &acquisitions {
+        order.push(a);
+        used[a] = true;
+        let mine = releases.get(&recs[a].loc).map_or(&[][..], |v| v.as_slice());
+        let c = cursor.entry(recs[a].loc).or_insert(0);
+        while *c < mine.len() && recs[mine[*c]].ord < recs[a].ord {
+            *c += 1;
+        }
+        if let Some(&rel) = mine.get(*c) {
+            order.push(rel);
+            used[rel] = true;
+            *c += 1;
+        }
+    }
+    order.extend((0..recs.len()).filter(|&i| !used[i]));
+    order.into_iter().map(|i| recs[i]).collect()
 }
 
 /// Pairs the events of one object, sorted by measured time; returns the
@@ -376,11 +477,9 @@ fn pair_object(
         .iter()
         .filter_map(|r| {
             let l = syncs[r.loc][r.ord].needs?;
-            Some((
-                r.t - producers[l.seq as usize].t,
-                r.t - r.prev,
-                r.prev_probe,
-            ))
+            let p = producers[l.seq as usize];
+            // A re-paired wait (liberal) may come before its post.
+            (p.t <= r.t).then_some((r.t - p.t, r.t - r.prev, r.prev_probe))
         })
         .collect();
     let min_a = waits.iter().map(|w| w.0).fold(f64::INFINITY, f64::min);

@@ -170,7 +170,8 @@ impl ExperimentProfile {
         let built = exec.map_locs(&need, |i| {
             tree_from_trace(&exp.processes[need[i].process], need[i].thread)
         });
-        let mut derived: HashMap<(usize, u32), Result<(CallTree, Vec<String>), Error>> = need
+        type Derived = Result<(CallTree, Vec<String>), Error>;
+        let mut derived: HashMap<(usize, u32), Derived> = need
             .iter()
             .map(|l| (l.process, l.thread))
             .zip(built)

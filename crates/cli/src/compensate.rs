@@ -47,6 +47,11 @@ pub struct Args {
     /// the result is the same.
     #[arg(long, value_enum)]
     pub executor: Option<crate::executor::Kind>,
+    /// Grant every lock first come, first served in approximated time
+    /// (re-pairing acquisitions with releases, replaying until the order
+    /// settles) instead of keeping the measured order.
+    #[arg(long)]
+    pub liberal: bool,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -83,6 +88,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         } else {
             Convention::Consistent
         },
+        liberal: a.liberal,
     };
     let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
     let started = std::time::Instant::now();

@@ -56,6 +56,9 @@ pub struct Options {
     pub costs: Option<Costs>,
     /// Probe counting at cross-location bases.
     pub convention: Convention,
+    /// Grant every lock first come, first served in approximated time
+    /// instead of in the measured order (the thesis's liberal option).
+    pub liberal: bool,
 }
 
 /// Figures of one compensated location.
@@ -158,31 +161,32 @@ pub fn compensate(
     if locs.is_empty() {
         return profile_only::compensate(exp, out, &costs);
     }
-    let t0 = exp.t0_ns();
-    let pairing = pairing::pair(&locs, t0, exec);
-    let mine = exec.share(&locs);
-    let mut passes = Vec::with_capacity(mine.len());
-    for &i in &mine {
-        let loc = &locs[i];
-        let dir = out.join(experiment::rank_dir(loc.rank));
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        let path = dir.join(experiment::events_file(loc.thread));
-        let w = EventWriter::create(&path, loc.rank, loc.thread, 1 << 16)?;
-        passes.push(pass::LocPass::new(
-            loc,
-            i,
-            &pairing,
-            costs[loc.process],
-            opts.convention,
-            Some(w),
-        )?);
+    if opts.liberal && !matches!(exec, Executor::Sequential | Executor::Threads(_)) {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            "liberal compensation runs on one machine (sequential or threads executor)",
+        ));
     }
-    let board = Board::new(pass::latest);
-    let outcome = replay::run_share(&mut passes, &mine, &board, exec);
-    let finished = passes
-        .into_iter()
-        .map(|p| p.finish())
-        .collect::<Result<Vec<_>, _>>()?;
+    let t0 = exp.t0_ns();
+    let mine = exec.share(&locs);
+    let mut pairing = pairing::pair(&locs, t0, exec);
+    // Liberal: grant locks in the order of their approximated requests,
+    // replaying again until that order no longer changes.
+    let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
+    let mut round = 0;
+    let (finished, outcome) = loop {
+        round += 1;
+        let (finished, outcome, requests) =
+            replay_once(&locs, &mine, &pairing, &costs, out, opts, exec)?;
+        if round >= rounds {
+            break (finished, outcome);
+        }
+        let next = pairing::pair_with(&locs, t0, exec, Some(&requests));
+        if next.syncs == pairing.syncs {
+            break (finished, outcome);
+        }
+        pairing = next;
+    };
     // Under MPI each rank wrote its locations' events; rank 0 writes the
     // rest.
     let Some(finished) = exec.collect(&mine, locs.len(), finished) else {
@@ -217,6 +221,54 @@ pub fn compensate(
         write_process(p, out, trees, first, opts)?;
     }
     Ok(summarize(locations, outcome, warnings, &costs, exp))
+}
+
+/// Replays at most this many times in liberal mode: each replay settles
+/// the grant order at least one hand-off further along a chain of
+/// contended hand-offs.
+const LIBERAL_ROUNDS: usize = 64;
+
+type Finished = Vec<(parallax_model::profile::CallTree, LocStats)>;
+
+/// One replay of the locations `mine` with `pairing`, writing their events
+/// into `out`; returns what each pass found, the replay's outcome and the
+/// lock requests' approximated times.
+fn replay_once(
+    locs: &[trace::Loc],
+    mine: &[usize],
+    pairing: &pairing::Pairing,
+    costs: &[Costs],
+    out: &Path,
+    opts: &Options,
+    exec: Executor,
+) -> Result<(Finished, replay::Outcome, pairing::Requests), Error> {
+    let mut passes = Vec::with_capacity(mine.len());
+    for &i in mine {
+        let loc = &locs[i];
+        let dir = out.join(experiment::rank_dir(loc.rank));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let path = dir.join(experiment::events_file(loc.thread));
+        let w = EventWriter::create(&path, loc.rank, loc.thread, 1 << 16)?;
+        passes.push(pass::LocPass::new(
+            loc,
+            i,
+            pairing,
+            costs[loc.process],
+            opts.convention,
+            Some(w),
+        )?);
+    }
+    let board = Board::new(pass::latest);
+    let outcome = replay::run_share(&mut passes, mine, &board, exec);
+    let mut requests = pairing::Requests::default();
+    for (p, &i) in passes.iter().zip(mine) {
+        requests.extend(p.requests.iter().map(|&(ord, t)| ((i, ord), t)));
+    }
+    let finished = passes
+        .into_iter()
+        .map(|p| p.finish())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((finished, outcome, requests))
 }
 
 fn summarize(

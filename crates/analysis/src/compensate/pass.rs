@@ -78,6 +78,8 @@ struct Current {
     ready: bool,
     needs: Option<(Key, Class)>,
     posts: Vec<(Key, Stamp, u32, u32)>,
+    /// Paired otherwise than measured (liberal).
+    repaired: bool,
     /// A collective arrival contributed before the wait.
     arrival: Option<(Key, Stamp, u32, u32)>,
 }
@@ -119,6 +121,12 @@ pub struct LocPass<'a> {
     convention: Convention,
     events: Stream,
     syncs: VecDeque<Sync>,
+    /// Number of the next sync event, and of the current one.
+    sync_next: usize,
+    sync_cur: usize,
+    /// Each lock acquisition's sync event number and approximated request
+    /// time (the previous event's), for a liberal re-pairing.
+    pub requests: Vec<(usize, f64)>,
     cur: Current,
     force: bool,
     /// Measured and approximated time of the previous event, and the cost
@@ -157,6 +165,9 @@ impl<'a> LocPass<'a> {
             costs,
             convention,
             events: Stream::open(loc)?,
+            sync_next: 0,
+            sync_cur: 0,
+            requests: Vec::new(),
             syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
             cur: Current::default(),
             force: false,
@@ -273,7 +284,10 @@ impl<'a> LocPass<'a> {
                 }
             }
             ref k if pairing::is_sync(k) => {
+                self.sync_cur = self.sync_next;
+                self.sync_next += 1;
                 let s = self.syncs.pop_front().unwrap_or_default();
+                c.repaired = s.repaired;
                 c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object(l.object)));
                 if let Some((l, readers)) = s.posts {
                     c.posts
@@ -310,8 +324,24 @@ impl<'a> LocPass<'a> {
             pta + (tm - ptm) - palpha
         };
         let mut ta = local;
+        if self.cur.repaired && self.cur.needs.is_none() {
+            // Re-paired to wait for nobody: its measured waiting goes too.
+            let k = Class::Object(Object::Lock).index();
+            ta = pta
+                + if self.own_min[k].is_finite() {
+                    self.own_min[k]
+                } else {
+                    0.0
+                };
+        }
         if let Some((key, class)) = self.cur.needs {
             match board.take(&key) {
+                Some(p) if self.cur.repaired => {
+                    let k = class.index();
+                    let least = |v: f64| if v.is_finite() { v } else { 0.0 };
+                    ta = (pta + least(self.own_min[k])).max(p.ta + least(self.latency_min[k]));
+                    self.stats.dependencies += 1;
+                }
                 Some(p) => {
                     ta = self.resolve(local, tm, ptm, pta, palpha, p, class.index());
                     self.stats.dependencies += 1;
@@ -323,6 +353,9 @@ impl<'a> LocPass<'a> {
             }
         }
         self.force = false;
+        if let EventKind::LockAcquired { .. } = e.kind {
+            self.requests.push((self.sync_cur, pta));
+        }
         match e.kind {
             EventKind::FlushBegin => self.flushing = true,
             EventKind::FlushEnd => self.flushing = false,
@@ -404,6 +437,12 @@ impl<'a> LocPass<'a> {
         let latency = tm - p.tm - basis_alpha;
         let (own_least, latency_least) =
             (finite(self.own_min[class]), finite(self.latency_min[class]));
+        if p.tm > tm {
+            // The post after the completion (clocks of two hosts that
+            // disagree): the measured pair says nothing; the least costs
+            // of each side make the completion.
+            return (pta + own_least).max(p.ta + latency_least);
+        }
         let waited = p.tm + basis_alpha + latency_least > ptm + palpha + own_least;
         let ta = if waited {
             // This instance's delay after the post (a sleeping waiter's
