@@ -141,6 +141,8 @@ pub struct LocPass<'a> {
     /// wait, and cheapest delay from a partner's post to the completion.
     own_min: [f64; CLASSES],
     latency_min: [f64; CLASSES],
+    /// Probe cost not yet removed, ns (see `settle`).
+    debt: f64,
     /// A thread's end is posted with the stream's last event: what follows
     /// it is the runtime's own teardown.
     end_post: Option<(Key, u32)>,
@@ -194,6 +196,7 @@ impl<'a> LocPass<'a> {
                 Some(o) => (pairing.latency[o] - costs.event_ns).max(0.0),
                 None => f64::INFINITY,
             }),
+            debt: 0.0,
             end_post: None,
             writer,
             last_tick: 0,
@@ -304,8 +307,8 @@ impl<'a> LocPass<'a> {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-            let ta = (pta + (tm - ptm) - palpha).max(pta);
-            self.done(e, tm, ta, pta, palpha, false);
+            let ta = self.settle(pta + (tm - ptm) - palpha - self.debt, pta);
+            self.done(e, tm, ta, palpha, false);
             return true;
         }
         if !self.cur.ready {
@@ -321,7 +324,7 @@ impl<'a> LocPass<'a> {
         let local = if flush_end {
             pta
         } else {
-            pta + (tm - ptm) - palpha
+            pta + (tm - ptm) - palpha - self.debt
         };
         let mut ta = local;
         if self.cur.repaired && self.cur.needs.is_none() {
@@ -361,7 +364,11 @@ impl<'a> LocPass<'a> {
             EventKind::FlushEnd => self.flushing = false,
             _ => {}
         }
-        let ta = if self.prev.is_some() { ta.max(pta) } else { ta };
+        let ta = if self.prev.is_some() {
+            self.settle(ta, pta)
+        } else {
+            ta
+        };
         if let EventKind::CollectiveBegin = e.kind {
             self.coll_begin = Some(Stamp { ta, tm });
         }
@@ -375,17 +382,29 @@ impl<'a> LocPass<'a> {
         }
         self.cur.ready = false;
         self.cur.needs = None;
-        self.done(e, tm, ta, pta, palpha, flush_end);
+        self.done(e, tm, ta, palpha, flush_end);
         true
     }
 
-    /// Bookkeeping of an event resolved at `ta` (already no earlier than
-    /// the previous event's `pta`), and its output.
-    fn done(&mut self, e: &Event, tm: f64, ta: f64, pta: f64, palpha: f64, flush_end: bool) {
-        if let Some((ptm, prev_ta, _)) = self.prev {
-            if ta == pta && ta > prev_ta + (tm - ptm) - palpha {
-                self.stats.clamped += 1;
-            }
+    /// Bookkeeping of an event resolved at `ta`, and its output.
+    /// An event's time `ta`, kept no earlier than the previous event's
+    /// `pta`. Probe cost that a measured gap was too short to hold (its
+    /// probe overlapped the next one's) is owed to the following gaps, so
+    /// that every probe's cost is removed once (eq. 3.7 of the thesis,
+    /// with times kept in order).
+    fn settle(&mut self, ta: f64, pta: f64) -> f64 {
+        if ta < pta {
+            self.debt = pta - ta;
+            self.stats.clamped += 1;
+            pta
+        } else {
+            self.debt = 0.0;
+            ta
+        }
+    }
+
+    fn done(&mut self, e: &Event, tm: f64, ta: f64, palpha: f64, flush_end: bool) {
+        if let Some((ptm, _, _)) = self.prev {
             if flush_end {
                 self.stats.flush_ns += tm - ptm;
             } else if palpha > 0.0 {
