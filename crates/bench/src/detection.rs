@@ -152,7 +152,7 @@ fn measure(spec: &Path, v: &Value, build: &Path, out: &Path) -> Result<(), Strin
     let dir = spec.parent().ok_or("no parent")?;
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
     let mut cmd = Command::new(&parallax);
-    cmd.args(["run", "--mode", "trace", "--no-report", "--out"])
+    cmd.args(["run", "--mode", "trace", "--no-report", "--no-db", "--out"])
         .arg(out)
         .arg("--");
     let bin = build.join(format!("{kind}_{stem}"));
