@@ -62,10 +62,15 @@ pub trait Pass: Send {
 
 struct Entry<V> {
     value: Option<V>,
-    /// Contributions still expected before the value is complete.
+    /// Contributions in all, and still expected before the value is
+    /// complete.
+    expected: u32,
     missing: u32,
     /// Takes still expected before the entry is dropped.
     readers: u32,
+    /// Under MPI: every rank holds the entry, so contributions and takes
+    /// must be told to the others.
+    shared: bool,
 }
 
 /// Values posted by passes for other passes.
@@ -75,17 +80,20 @@ pub struct Board<K, V> {
     version: AtomicU64,
     wake: Mutex<()>,
     cond: Condvar,
-    /// Posts and takes since the last exchange between ranks, encoded;
-    /// only while a replay across ranks runs.
+    /// Set while a replay across ranks runs.
     logging: AtomicBool,
     log: Mutex<Log<K, V>>,
 }
 
-/// Encoded board operations for other ranks: tag 0, a contribution (key,
-/// value, expected, readers); tag 1, a take (key).
+/// What other ranks must learn at the next exchange: the keys of entries
+/// made since the last one (sent whole, as they are then, if still held:
+/// one taken by all its readers on this rank is never sent), and encoded
+/// operations on shared entries: tag 0, a contribution (key, value);
+/// tag 1, a take (key).
 struct Log<K, V> {
+    fresh: Vec<K>,
     buf: Vec<u8>,
-    posts: u64,
+    contributions: u64,
     put: Option<fn(&K, &V, &mut Vec<u8>)>,
     key: Option<fn(&K, &mut Vec<u8>)>,
 }
@@ -94,7 +102,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl<K: Eq + Hash, V: Clone> Board<K, V> {
+impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
     /// An empty board; contributions to one key are merged by `combine`,
     /// which must not depend on their order (a maximum, a sum).
     pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
@@ -106,8 +114,9 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
             cond: Condvar::new(),
             logging: AtomicBool::new(false),
             log: Mutex::new(Log {
+                fresh: Vec::new(),
                 buf: Vec::new(),
-                posts: 0,
+                contributions: 0,
                 put: None,
                 key: None,
             }),
@@ -126,39 +135,52 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
         if readers == 0 {
             return;
         }
-        if self.logging.load(Ordering::Relaxed) {
+        let logging = self.logging.load(Ordering::Relaxed);
+        let mut m = lock(&self.map);
+        let e = match m.get_mut(&key) {
+            Some(e) => e,
+            None => {
+                if logging {
+                    lock(&self.log).fresh.push(key.clone());
+                }
+                m.entry(key.clone()).or_insert(Entry {
+                    value: None,
+                    expected: expected.max(1),
+                    missing: expected.max(1),
+                    readers,
+                    shared: false,
+                })
+            }
+        };
+        if e.shared {
             let mut l = lock(&self.log);
             let l = &mut *l;
             if let Some(put) = l.put {
                 l.buf.push(0);
                 put(&key, &value, &mut l.buf);
-                l.buf.extend_from_slice(&expected.to_le_bytes());
-                l.buf.extend_from_slice(&readers.to_le_bytes());
-                l.posts += 1;
+                l.contributions += 1;
             }
         }
-        self.merge(key, value, expected, readers);
+        self.add(e, &value);
     }
 
-    fn merge(&self, key: K, value: V, expected: u32, readers: u32) {
-        let mut m = lock(&self.map);
-        let e = m.entry(key).or_insert(Entry {
-            value: None,
-            missing: expected.max(1),
-            readers,
-        });
+    /// Merges one contribution into `e`; wakes waiting workers when that
+    /// completes it.
+    fn add(&self, e: &mut Entry<V>, value: &V) {
         match &mut e.value {
-            Some(v) => (self.combine)(v, &value),
-            None => e.value = Some(value),
+            Some(v) => (self.combine)(v, value),
+            None => e.value = Some(value.clone()),
         }
         e.missing = e.missing.saturating_sub(1);
-        let complete = e.missing == 0;
-        drop(m);
-        if complete {
-            self.version.fetch_add(1, Ordering::SeqCst);
-            let _w = lock(&self.wake);
-            self.cond.notify_all();
+        if e.missing == 0 {
+            self.completed();
         }
+    }
+
+    fn completed(&self) {
+        self.version.fetch_add(1, Ordering::SeqCst);
+        let _w = lock(&self.wake);
+        self.cond.notify_all();
     }
 
     /// Takes the complete value under `key`, if it is there.
@@ -168,7 +190,7 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
         if e.missing > 0 {
             return None;
         }
-        if self.logging.load(Ordering::Relaxed) {
+        if e.shared {
             let mut l = lock(&self.log);
             let l = &mut *l;
             if let Some(put) = l.key {
@@ -188,23 +210,11 @@ impl<K: Eq + Hash, V: Clone> Board<K, V> {
     pub fn pending(&self) -> usize {
         lock(&self.map).len()
     }
-
-    /// A take by a reader on another rank: one reader fewer.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    fn taken_elsewhere(&self, key: &K) {
-        let mut m = lock(&self.map);
-        if let Some(e) = m.get_mut(key) {
-            e.readers = e.readers.saturating_sub(1);
-            if e.readers == 0 {
-                m.remove(key);
-            }
-        }
-    }
 }
 
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-impl<K: Eq + Hash + Wire, V: Clone + Wire> Board<K, V> {
-    /// Starts recording posts and takes for other ranks.
+impl<K: Eq + Hash + Clone + Wire, V: Clone + Wire> Board<K, V> {
+    /// Starts recording what other ranks must learn.
     fn start_log(&self) {
         let mut l = lock(&self.log);
         l.put = Some(|k, v, out| {
@@ -215,26 +225,92 @@ impl<K: Eq + Hash + Wire, V: Clone + Wire> Board<K, V> {
         self.logging.store(true, Ordering::SeqCst);
     }
 
-    /// The operations recorded since the last call, and how many were
-    /// contributions.
+    /// What other ranks must learn since the last call: entries made and
+    /// still held (tag 2: key, value, contributions in it, missing,
+    /// readers left), which become shared, then the operations on shared
+    /// entries; and how many contributions that is (none: nothing new).
     fn drain_log(&self) -> (Vec<u8>, u64) {
+        let mut m = lock(&self.map);
         let mut l = lock(&self.log);
-        let posts = std::mem::take(&mut l.posts);
-        (std::mem::take(&mut l.buf), posts)
+        let mut out = Vec::new();
+        let mut contributions = std::mem::take(&mut l.contributions);
+        for k in std::mem::take(&mut l.fresh) {
+            let Some(e) = m.get_mut(&k) else { continue };
+            if e.shared {
+                continue;
+            }
+            e.shared = true;
+            out.push(2);
+            k.put(&mut out);
+            e.value.put(&mut out);
+            (e.expected, e.missing, e.readers).put(&mut out);
+            contributions += 1;
+        }
+        out.extend_from_slice(&std::mem::take(&mut l.buf));
+        (out, contributions)
     }
 
-    /// Applies another rank's recorded operations, in the order made.
+    /// Applies another rank's news, in the order recorded.
     fn apply(&self, r: &mut Reader<'_>) {
+        let mut m = lock(&self.map);
         while !r.is_empty() {
             match u8::get(r) {
                 0 => {
                     let k = K::get(r);
                     let v = V::get(r);
-                    let expected = u32::get(r);
-                    let readers = u32::get(r);
-                    self.merge(k, v, expected, readers);
+                    if let Some(e) = m.get_mut(&k) {
+                        self.add(e, &v);
+                    }
                 }
-                _ => self.taken_elsewhere(&K::get(r)),
+                1 => {
+                    let k = K::get(r);
+                    if let Some(e) = m.get_mut(&k) {
+                        e.readers = e.readers.saturating_sub(1);
+                        if e.readers == 0 {
+                            m.remove(&k);
+                        }
+                    }
+                }
+                _ => {
+                    let k = K::get(r);
+                    let v = Option::<V>::get(r);
+                    let (expected, missing, readers): (u32, u32, u32) = Wire::get(r);
+                    match m.get_mut(&k) {
+                        // Contributions made on several ranks in one
+                        // round: none can have been taken yet.
+                        Some(e) => {
+                            e.shared = true;
+                            if let Some(v) = v {
+                                match &mut e.value {
+                                    Some(x) => (self.combine)(x, &v),
+                                    None => e.value = Some(v),
+                                }
+                            }
+                            // Each side lacks what the other brought.
+                            let before = e.missing;
+                            e.missing = (before + missing).saturating_sub(e.expected);
+                            e.readers = e.readers.min(readers);
+                            if e.missing == 0 && before > 0 {
+                                self.completed();
+                            }
+                        }
+                        None => {
+                            m.insert(
+                                k,
+                                Entry {
+                                    value: v,
+                                    expected,
+                                    missing,
+                                    readers,
+                                    shared: true,
+                                },
+                            );
+                            if missing == 0 {
+                                self.completed();
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -322,6 +398,8 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
     let mut blocked: Vec<Option<f64>> = vec![None; passes.len()];
     let mut forced = 0u64;
     let me = crate::mpi::rank();
+    let mut stats = ExchangeStats::default();
+    let started = std::time::Instant::now();
     loop {
         loop {
             let seen = board.version.load(Ordering::SeqCst);
@@ -357,7 +435,12 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
         earliest.put(&mut msg);
         msg.extend_from_slice(&ops);
         drop(ops);
+        let t = std::time::Instant::now();
         let all = crate::mpi::all_gather(&msg);
+        stats.rounds += 1;
+        stats.sent += msg.len() as u64;
+        stats.received += all.iter().map(|b| b.len() as u64).sum::<u64>() - msg.len() as u64;
+        stats.waiting += t.elapsed().as_secs_f64();
         drop(msg);
         let mut total = 0u64;
         let mut pick: Option<(f64, u64)> = None;
@@ -388,10 +471,35 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
             }
         }
     }
+    if std::env::var_os("PARALLAX_EXCHANGE_STATS").is_some() {
+        eprintln!(
+            "rank {me}: {} locations, {} rounds, {} B sent, {} B received, \
+             {:.3} s in exchanges of {:.3} s",
+            ids.len(),
+            stats.rounds,
+            stats.sent,
+            stats.received,
+            stats.waiting,
+            started.elapsed().as_secs_f64()
+        );
+    }
     Outcome {
         forced,
         unclaimed: board.pending(),
     }
+}
+
+/// What one rank's replay exchanged (printed to stderr when
+/// PARALLAX_EXCHANGE_STATS is set).
+#[cfg(feature = "mpi")]
+#[derive(Debug, Default)]
+struct ExchangeStats {
+    rounds: u64,
+    sent: u64,
+    received: u64,
+    /// Seconds in the exchange collective (waiting for the slowest rank
+    /// included).
+    waiting: f64,
 }
 
 fn worker<P: Pass>(
