@@ -160,7 +160,13 @@ fn mpi_messages_keep_their_order_after_compensation() {
     let out = dir.join("c");
     let s = compensate(&exp, &out, &[]);
     assert_eq!(s["forced"], 0, "every receive found its send");
-    assert!(s["approximated_ns"].as_f64().unwrap() <= s["measured_ns"].as_f64().unwrap());
+    let removed: f64 = s["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["probe_ns"].as_f64().unwrap())
+        .sum();
+    assert!(removed > 0.0);
     check_same_events(&exp, &out);
     // No receive completes before its send, in measured or approximated
     // times (messages matched in order per channel).

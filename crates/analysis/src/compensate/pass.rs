@@ -463,19 +463,18 @@ impl<'a> LocPass<'a> {
             return (pta + own_least).max(p.ta + latency_least);
         }
         let waited = p.tm + basis_alpha + latency_least > ptm + palpha + own_least;
+        // The least delay after a post, but never more than this very
+        // instance took: the measurement shows it possible.
+        let floor = latency_least.min(latency.max(0.0));
         let ta = if waited {
             // This instance's delay after the post (a sleeping waiter's
             // wake-up) holds only if the waiter still waits for the post in
             // the approximation; if the post now comes first, the waiter
             // finds it there after the least delay seen.
-            let delay = if p.ta <= pta {
-                latency_least
-            } else {
-                latency.max(0.0)
-            };
+            let delay = if p.ta <= pta { floor } else { latency.max(0.0) };
             (pta + own_least).max(p.ta + delay)
         } else {
-            local.max(p.ta + latency_least)
+            local.max(p.ta + floor)
         };
         if waited {
             self.latency_min[class] = self.latency_min[class].min(latency.max(0.0));
