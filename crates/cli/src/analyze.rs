@@ -4,6 +4,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::report::{wrap, wrap_words};
+
 use anyhow::Context;
 use serde_json::{json, Value};
 
@@ -168,10 +170,23 @@ pub fn text(r: &Report, top: usize) -> String {
             pct,
             f.at.rank,
             f.at.thread,
-            f.region
+            crate::fmt::fit(&f.region, 40)
         );
         if f.path.len() > 1 {
-            let _ = writeln!(s, "    path: {}", f.path.join(" > "));
+            let n = f.path.len();
+            let steps: Vec<String> = f
+                .path
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    if i + 1 < n {
+                        format!("{p} >")
+                    } else {
+                        p.clone()
+                    }
+                })
+                .collect();
+            wrap_words(&mut s, "    path:", &steps, 10);
         }
         if let Some(src) = &f.source {
             let _ = writeln!(s, "    source: {src}");
@@ -189,7 +204,7 @@ pub fn text(r: &Report, top: usize) -> String {
                     )
                 })
                 .collect();
-            let _ = writeln!(s, "    caused by: {}", c.join(", "));
+            wrap(&mut s, "    caused by:", &c, 15);
         }
         if let Some(d) = &f.detection {
             let exp = d
@@ -203,7 +218,8 @@ pub fn text(r: &Report, top: usize) -> String {
                 f.instances
             );
         }
-        let _ = writeln!(s, "    hint: {}", f.hint);
+        let words: Vec<String> = f.hint.split_whitespace().map(str::to_string).collect();
+        wrap_words(&mut s, "    hint:", &words, 10);
     }
     if !r.delays.is_empty() {
         let _ = writeln!(

@@ -127,7 +127,7 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
 
 /// `head` then `items` separated by commas, wrapped at [`WIDTH`] with
 /// continuation lines indented by `indent`.
-fn wrap(s: &mut String, head: &str, items: &[String], indent: usize) {
+pub(crate) fn wrap(s: &mut String, head: &str, items: &[String], indent: usize) {
     let n = items.len();
     let pieces: Vec<String> = items
         .iter()
@@ -146,7 +146,7 @@ fn wrap(s: &mut String, head: &str, items: &[String], indent: usize) {
 /// `head` then `words` separated by spaces, wrapped at [`WIDTH`] with
 /// continuation lines indented by `indent`; a word longer than a line
 /// stands alone on its line.
-fn wrap_words(s: &mut String, head: &str, words: &[String], indent: usize) {
+pub(crate) fn wrap_words(s: &mut String, head: &str, words: &[String], indent: usize) {
     let mut line = head.to_string();
     for w in words {
         let len = line.chars().count();
