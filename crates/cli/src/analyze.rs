@@ -319,5 +319,24 @@ pub fn text(r: &Report, top: usize) -> String {
     for w in &r.warnings {
         let _ = writeln!(s, "warning: {w}");
     }
-    s
+    fit_lines(&s)
+}
+
+/// `text` with every line longer than 100 columns wrapped at word
+/// boundaries, continuation lines indented under the line's first word.
+fn fit_lines(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.chars().count() <= crate::report::WIDTH {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let mut words = line.split_whitespace().map(str::to_string);
+        let head = format!("{}{}", " ".repeat(lead), words.next().unwrap_or_default());
+        let rest: Vec<String> = words.collect();
+        wrap_words(&mut out, &head, &rest, lead + 5);
+    }
+    out
 }

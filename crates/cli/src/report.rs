@@ -17,7 +17,7 @@ use parallax_report::term::{Paint, Progress};
 use crate::fmt;
 
 /// Width of the text report.
-const WIDTH: usize = 100;
+pub(crate) const WIDTH: usize = 100;
 
 /// Arguments of `parallax report`.
 #[derive(clap::Args, Debug)]

@@ -166,3 +166,26 @@ fn scaling_compare_and_baseline_run_on_real_experiments() {
     let v = analyze(&a, &["--baselines", file.to_str().unwrap()]);
     assert_eq!(findings(&v, "join_wait").len(), 1, "{v:#}");
 }
+
+#[test]
+fn text_findings_fit_100_columns() {
+    let dir = tmp("analyze-width");
+    let exp = dir.join("demo");
+    let o = parallax()
+        .args(["demo", "--no-db", "--out"])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parallax().arg("analyze").arg(&exp).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("hint:"), "{text}");
+    for l in text.lines() {
+        assert!(
+            l.chars().count() <= 100,
+            "{} columns: {l}",
+            l.chars().count()
+        );
+    }
+}
