@@ -22,7 +22,6 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
-use parallax_model::experiment::EventReader;
 use parallax_model::region::{Category, RegionKind};
 
 use super::path::{Chain, Path};
@@ -30,7 +29,7 @@ use super::regions::{self, Table};
 use super::Pattern;
 use crate::pairing::{self, Link, Pairing, Sync};
 use crate::replay::{Board, Pass, Status};
-use crate::trace::Loc;
+use crate::trace::{Loc, Stream};
 
 /// Consecutive joins closer than this form one group, ns.
 const JOIN_GAP_NS: f64 = 100_000.0;
@@ -336,9 +335,7 @@ pub struct LocPass<'a> {
     pairing: &'a Pairing,
     table: &'a Table,
     t0: f64,
-    reader: Option<EventReader>,
-    batch: Vec<Event>,
-    pos: usize,
+    events: Stream,
     syncs: VecDeque<Sync>,
     /// The prepared dependency of the current event; `ready` once prepared.
     need: Option<Need>,
@@ -474,9 +471,7 @@ impl<'a> LocPass<'a> {
             pairing,
             table,
             t0,
-            reader: Some(EventReader::open(&loc.path)?),
-            batch: Vec::new(),
-            pos: 0,
+            events: Stream::open(loc)?,
             syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
             need: None,
             ready: false,
@@ -523,25 +518,6 @@ impl<'a> LocPass<'a> {
         self.res.critical = self.cp.totals();
         self.res.unmatched += self.pending.len() as u64;
         self.res
-    }
-
-    fn refill(&mut self) -> bool {
-        let Some(r) = self.reader.as_mut() else {
-            return false;
-        };
-        self.batch.clear();
-        self.pos = 0;
-        let more = match r.next_block(&mut self.batch) {
-            Ok(m) => m,
-            Err(e) => {
-                self.res.warning = Some(e.to_string());
-                false
-            }
-        };
-        if !more {
-            self.reader = None;
-        }
-        !self.batch.is_empty() || self.reader.is_some()
     }
 
     fn path_of(&mut self, parent: u32, g: u32) -> u32 {
@@ -1346,7 +1322,10 @@ impl Pass for LocPass<'_> {
                 let at = self.prev.unwrap_or(0.0);
                 return (Status::Blocked { at_ns: at }, moved);
             }
-            if self.pos >= self.batch.len() && !self.refill() {
+            let Some(e) = self.events.peek() else {
+                if let Some(w) = self.events.warning.take() {
+                    self.res.warning = Some(w);
+                }
                 // The stream is done; the answers still due are awaited.
                 self.flush(board);
                 if self.answers(board, true) {
@@ -1354,16 +1333,12 @@ impl Pass for LocPass<'_> {
                 }
                 let at = self.prev.unwrap_or(0.0);
                 return (Status::Blocked { at_ns: at }, moved);
-            }
-            if self.pos >= self.batch.len() {
-                continue;
-            }
-            let e = self.batch[self.pos];
+            };
             let t = self.time(&e);
             if !self.step(&e, t, board) {
                 return (Status::Blocked { at_ns: t }, moved);
             }
-            self.pos += 1;
+            self.events.advance();
             moved = true;
             if self.pending.len() > 64 && (self.res.events & 63) == 0 {
                 self.answers(board, false);
