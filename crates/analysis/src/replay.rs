@@ -225,14 +225,16 @@ impl<K: Eq + Hash + Clone + Wire, V: Clone + Wire> Board<K, V> {
         self.logging.store(true, Ordering::SeqCst);
     }
 
-    /// What other ranks must learn since the last call: entries made and
-    /// still held (tag 2: key, value, contributions in it, missing,
-    /// readers left), which become shared, then the operations on shared
-    /// entries; and how many contributions that is (none: nothing new).
+    /// What other ranks must learn since the last call: the operations on
+    /// shared entries, then the entries made and still held (tag 2: key,
+    /// value, expected, missing, readers left), which become shared; and
+    /// how many contributions that is (none: nothing new).
     fn drain_log(&self) -> (Vec<u8>, u64) {
         let mut m = lock(&self.map);
         let mut l = lock(&self.log);
-        let mut out = Vec::new();
+        // Operations first: they were encoded first, and a chain node they
+        // sent may be named by number in an entry below.
+        let mut out = std::mem::take(&mut l.buf);
         let mut contributions = std::mem::take(&mut l.contributions);
         for k in std::mem::take(&mut l.fresh) {
             let Some(e) = m.get_mut(&k) else { continue };
@@ -246,7 +248,6 @@ impl<K: Eq + Hash + Clone + Wire, V: Clone + Wire> Board<K, V> {
             (e.expected, e.missing, e.readers).put(&mut out);
             contributions += 1;
         }
-        out.extend_from_slice(&std::mem::take(&mut l.buf));
         (out, contributions)
     }
 
@@ -394,6 +395,7 @@ pub fn run_share<P: Pass>(
 #[cfg(feature = "mpi")]
 fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::Value>) -> Outcome {
     board.start_log();
+    crate::wire::chain_numbers(true);
     let mut done = vec![false; passes.len()];
     let mut blocked: Vec<Option<f64>> = vec![None; passes.len()];
     let mut forced = 0u64;
@@ -453,8 +455,14 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
                 }
             }
             if rank != me {
+                crate::wire::chains_from(rank as u32);
                 board.apply(&mut r);
             }
+        }
+        // Numbers given to chain nodes are forgotten now and then, by
+        // every rank at the same round.
+        if stats.rounds % 1024 == 0 {
+            crate::wire::chain_numbers(true);
         }
         if total > 0 {
             continue;
@@ -471,6 +479,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
             }
         }
     }
+    crate::wire::chain_numbers(false);
     if std::env::var_os("PARALLAX_EXCHANGE_STATS").is_some() {
         eprintln!(
             "rank {me}: {} locations, {} rounds, {} B sent, {} B received, \

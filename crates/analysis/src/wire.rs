@@ -453,20 +453,157 @@ impl Wire for Pattern {
 // rebuilds the same nodes and sums them in the same order.
 fields!(Chain { base, seg, depth });
 fields!(Interval { comp, waits });
-fields!(Arrival {
-    last,
-    last_chain,
-    last_note,
-    last_nonroot,
-    nonroot_note,
-    root,
-    root_note,
-    activity,
-    ranks,
-    work_max,
-    work_sum,
-    setup,
-});
+
+/// Chain nodes already sent, while a replay across ranks runs: nodes are
+/// immutable and every post shares its past with the previous one, so a
+/// node travels once and is named by its number after that. Every rank
+/// receives every rank's messages, so all know the same numbers.
+struct Chains {
+    /// By address: the number and the node (kept, so that the address is
+    /// not reused while it names the node).
+    sent: HashMap<usize, (u64, Arc<Chain>)>,
+    /// By (sending rank, number).
+    got: HashMap<(u32, u64), Arc<Chain>>,
+    /// The rank whose message is being decoded.
+    from: u32,
+}
+
+thread_local! {
+    static CHAINS: std::cell::RefCell<Option<Chains>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Starts (`true`) or ends naming chain nodes by number on this thread;
+/// every rank does it at the same round, and starting again forgets every
+/// number (which bounds the tables).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn chain_numbers(on: bool) {
+    CHAINS.with(|c| {
+        *c.borrow_mut() = on.then(|| Chains {
+            sent: HashMap::new(),
+            got: HashMap::new(),
+            from: 0,
+        })
+    });
+}
+
+/// The rank whose operations are decoded next.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn chains_from(rank: u32) {
+    CHAINS.with(|c| {
+        if let Some(c) = c.borrow_mut().as_mut() {
+            c.from = rank;
+        }
+    });
+}
+
+fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
+    let Some(c) = c else {
+        out.push(0);
+        return;
+    };
+    let known = CHAINS.with(|t| {
+        let mut t = t.borrow_mut();
+        let t = t.as_mut()?;
+        let n = t.sent.len() as u64;
+        match t.sent.entry(Arc::as_ptr(c) as usize) {
+            std::collections::hash_map::Entry::Occupied(e) => Some((e.get().0, true)),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((n, c.clone()));
+                Some((n, false))
+            }
+        }
+    });
+    match known {
+        None => {
+            out.push(1);
+            c.put(out);
+        }
+        Some((n, true)) => {
+            out.push(2);
+            n.put(out);
+        }
+        Some((n, false)) => {
+            out.push(3);
+            n.put(out);
+            c.seg.put(out);
+            c.depth.put(out);
+            put_chain(&c.base, out);
+        }
+    }
+}
+
+fn get_chain(r: &mut Reader<'_>) -> Option<Arc<Chain>> {
+    let table = |f: &mut dyn FnMut(&mut Chains) -> Option<Arc<Chain>>| {
+        CHAINS.with(|t| f(t.borrow_mut().as_mut().expect("chain numbers are on")))
+    };
+    match u8::get(r) {
+        0 => None,
+        1 => Some(Arc::get(r)),
+        2 => {
+            let n = u64::get(r);
+            table(&mut |t| Some(t.got[&(t.from, n)].clone()))
+        }
+        _ => {
+            let n = u64::get(r);
+            let seg = Wire::get(r);
+            let depth = Wire::get(r);
+            let base = get_chain(r);
+            let c = Arc::new(Chain { base, seg, depth });
+            table(&mut |t| {
+                t.got.insert((t.from, n), c.clone());
+                None
+            });
+            Some(c)
+        }
+    }
+}
+
+impl Wire for Arrival {
+    fn put(&self, out: &mut Vec<u8>) {
+        let Arrival {
+            last,
+            last_chain,
+            last_note,
+            last_nonroot,
+            nonroot_note,
+            root,
+            root_note,
+            activity,
+            ranks,
+            work_max,
+            work_sum,
+            setup,
+        } = self;
+        last.put(out);
+        put_chain(last_chain, out);
+        last_note.put(out);
+        last_nonroot.put(out);
+        nonroot_note.put(out);
+        root.put(out);
+        root_note.put(out);
+        (*activity, *ranks, *work_max, *work_sum, *setup).put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Self {
+        let last = Wire::get(r);
+        let last_chain = get_chain(r);
+        let (last_note, last_nonroot, nonroot_note, root, root_note) = Wire::get(r);
+        let (activity, ranks, work_max, work_sum, setup) = Wire::get(r);
+        Arrival {
+            last,
+            last_chain,
+            last_note,
+            last_nonroot,
+            nonroot_note,
+            root,
+            root_note,
+            activity,
+            ranks,
+            work_max,
+            work_sum,
+            setup,
+        }
+    }
+}
 
 impl Wire for Val {
     fn put(&self, out: &mut Vec<u8>) {
@@ -482,7 +619,7 @@ impl Wire for Val {
                 out.push(0);
                 (*t, *loc, *setup, *blocking).put(out);
                 note.put(out);
-                chain.put(out);
+                put_chain(chain, out);
             }
             Val::Back { enters, loc } => {
                 out.push(1);
@@ -503,7 +640,7 @@ impl Wire for Val {
                 out.push(3);
                 (*t, *loc, *setup).put(out);
                 note.put(out);
-                chain.put(out);
+                put_chain(chain, out);
             }
         }
     }
@@ -511,7 +648,8 @@ impl Wire for Val {
         match u8::get(r) {
             0 => {
                 let (t, loc, setup, blocking) = Wire::get(r);
-                let (note, chain) = Wire::get(r);
+                let note = Wire::get(r);
+                let chain = get_chain(r);
                 Val::Send {
                     t,
                     loc,
@@ -528,7 +666,8 @@ impl Wire for Val {
             2 => Val::Arr(Wire::get(r)),
             _ => {
                 let (t, loc, setup) = Wire::get(r);
-                let (note, chain) = Wire::get(r);
+                let note = Wire::get(r);
+                let chain = get_chain(r);
                 Val::Post {
                     t,
                     loc,

@@ -60,7 +60,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         warnings.extend(w);
     }
     let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
-    let mut rep = bottleneck::analyze(&exp, &cfg, run.exec)?;
+    let mut rep = run.all_or_none(bottleneck::analyze(&exp, &cfg, run.exec).map_err(Into::into))?;
     if !run.is_root() {
         return Ok(std::process::ExitCode::SUCCESS);
     }

@@ -92,8 +92,10 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     };
     let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
     let started = std::time::Instant::now();
-    let s = compensate::compensate(&exp, &out, &opts, run.exec)
-        .with_context(|| format!("cannot compensate {}", a.dir.display()))?;
+    let s = run.all_or_none(
+        compensate::compensate(&exp, &out, &opts, run.exec)
+            .with_context(|| format!("cannot compensate {}", a.dir.display())),
+    )?;
     if !run.is_root() {
         return Ok(std::process::ExitCode::SUCCESS);
     }

@@ -52,10 +52,30 @@ pub fn start(kind: Option<Kind>, threads: usize, default: Executor) -> anyhow::R
     })
 }
 
+impl Running {
+    /// Passes `r` on; under MPI an error ends the whole job, since the
+    /// other ranks would wait for this one in the next exchange.
+    pub fn all_or_none<T>(&self, r: anyhow::Result<T>) -> anyhow::Result<T> {
+        #[cfg(feature = "mpi")]
+        if let (Executor::Mpi, Err(e)) = (self.exec, &r) {
+            eprintln!("parallax: {e:#}");
+            parallax_analysis::mpi::abort(2);
+        }
+        r
+    }
+}
+
 #[cfg(feature = "mpi")]
 fn start_mpi() -> anyhow::Result<Running> {
     let session = parallax_analysis::mpi::init();
     anyhow::ensure!(session.is_some(), "MPI was already initialized");
+    // A rank that panics must not wait in MPI_Finalize for the others,
+    // which wait for it: the job ends.
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        parallax_analysis::mpi::abort(101);
+    }));
     Ok(Running {
         exec: Executor::Mpi,
         _session: session,

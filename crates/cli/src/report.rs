@@ -49,7 +49,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     // Profiles derived from a long trace take a while: a spinner says so.
     let progress = Progress::new("reading profiles", 0);
     let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
-    let prof = ExperimentProfile::load_with(&exp, run.exec)?;
+    let prof = run.all_or_none(ExperimentProfile::load_with(&exp, run.exec).map_err(Into::into))?;
     drop(progress);
     if !run.is_root() {
         return Ok(std::process::ExitCode::SUCCESS);
