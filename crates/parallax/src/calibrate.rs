@@ -3,8 +3,9 @@
 //! Each probe kind runs in batches of 256 on a scratch thread state (same
 //! code as a real probe, but its buffer is never written out), timed with
 //! the probes' clock. A batch's time divided by 256 is one sample; the mean
-//! and standard deviation over batches (after one warm-up batch) are what
-//! compensation subtracts per event and what `parallax calibrate` shows.
+//! and standard deviation over batches (after one warm-up batch, and leaving
+//! out batches that the operating system disturbed) are what compensation
+//! subtracts per event and what `parallax calibrate` shows.
 //! Enters are timed as a nested run of 256 and leaves as the matching run of
 //! 256 leaves, so each has its own cost.
 
@@ -90,10 +91,12 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
                 .iter()
                 .map(|&t| t as f64 * ns_per_tick / BATCH as f64)
                 .collect();
-            let n = per.len() as f64;
-            let mean = per.iter().sum::<f64>() / n;
-            let var = per.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
             let min = per.iter().cloned().fold(f64::INFINITY, f64::min);
+            let kept = undisturbed(&per);
+            let n = kept.len() as f64;
+            let mean = kept.iter().sum::<f64>() / n;
+            let var =
+                kept.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
             Calibration {
                 probe,
                 mode,
@@ -103,6 +106,25 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
                 samples: per.len() as u32,
             }
         })
+        .collect()
+}
+
+/// The batches that the operating system did not disturb: those within
+/// five median absolute deviations of the median (a batch during which the
+/// thread was preempted or interrupted costs many times more, and would
+/// make the mean a measure of the machine's load, not of the probe).
+fn undisturbed(per: &[f64]) -> Vec<f64> {
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut sorted = per.to_vec();
+    let m = median(&mut sorted);
+    let mut dev: Vec<f64> = per.iter().map(|x| (x - m).abs()).collect();
+    let mad = median(&mut dev).max(m * 0.01);
+    per.iter()
+        .copied()
+        .filter(|x| (x - m).abs() <= 5.0 * mad)
         .collect()
 }
 
