@@ -48,16 +48,27 @@ impl Executor {
 
     /// The locations of `locs` whose passes this process runs, ascending:
     /// all of them, or under MPI this rank's share.
-    pub fn share(&self, locs: &[Loc]) -> Vec<usize> {
+    pub fn share(&self, locs: &[Loc]) -> Share {
         match *self {
             #[cfg(feature = "mpi")]
             Executor::Mpi => {
                 let bytes: Vec<u64> = locs.iter().map(|l| l.bytes).collect();
                 let owner = assign(&bytes, crate::mpi::size());
                 let me = crate::mpi::rank();
-                (0..locs.len()).filter(|&i| owner[i] == me).collect()
+                let ids: Vec<usize> = (0..locs.len()).filter(|&i| owner[i] == me).collect();
+                let split: Vec<u32> = (0..locs.len())
+                    .filter(|&i| owner[i] != me)
+                    .map(|i| locs[i].rank)
+                    .collect();
+                let mut whole: Vec<u32> = ids
+                    .iter()
+                    .map(|&i| locs[i].rank)
+                    .filter(|r| !split.contains(r))
+                    .collect();
+                whole.dedup();
+                Share { ids, whole }
             }
-            _ => (0..locs.len()).collect(),
+            _ => Share::all(locs.len()),
         }
     }
 
@@ -74,7 +85,7 @@ impl Executor {
             Executor::Mpi => {
                 let mine = self.share(locs);
                 let local: Vec<T> = mine.iter().map(|&i| pass(i)).collect();
-                let all = crate::mpi::all_gather(&wire::encode(&(mine, local)));
+                let all = crate::mpi::all_gather(&wire::encode(&(mine.to_vec(), local)));
                 merge(locs.len(), all).expect("every location ran on a rank")
             }
             _ => self.map(locs.len(), pass),
@@ -152,6 +163,46 @@ impl Executor {
             }
         }
         inboxes
+    }
+}
+
+/// The locations whose passes one process runs, ascending (dereferences
+/// to their indices).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Share {
+    ids: Vec<usize>,
+    /// Ranks whose traced locations are all in the share, ascending.
+    whole: Vec<u32>,
+}
+
+impl Share {
+    /// Locations `0..n`, all of them.
+    pub fn all(n: usize) -> Share {
+        Share {
+            ids: (0..n).collect(),
+            whole: Vec::new(),
+        }
+    }
+
+    /// Whether every traced location of `rank` is in the share (a value
+    /// only its locations read need not leave this process).
+    pub fn has_whole(&self, rank: u32) -> bool {
+        self.whole.binary_search(&rank).is_ok()
+    }
+}
+
+impl std::ops::Deref for Share {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.ids
+    }
+}
+
+impl<'a> IntoIterator for &'a Share {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.ids.iter()
     }
 }
 

@@ -30,7 +30,7 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
-use crate::executor::Executor;
+use crate::executor::{Executor, Share};
 use crate::wire::{Reader, Wire};
 
 /// What a pass reports when it returns.
@@ -49,7 +49,7 @@ pub enum Status {
 /// One location's replay.
 pub trait Pass: Send {
     /// Key of a posted value.
-    type Key: Eq + Hash + Send + Clone + Wire;
+    type Key: Eq + Hash + Send + Clone + Wire + Route;
     /// A posted value.
     type Value: Clone + Send + Wire;
     /// Processes events until done or blocked; returns whether at least
@@ -58,6 +58,16 @@ pub trait Pass: Send {
     /// The next `resume` must process the blocked event without the value
     /// it waits for (its partner will never come).
     fn force(&mut self);
+}
+
+/// Where a key's readers are, when the key tells: the rank (process)
+/// whose locations take it. An MPI replay keeps such a value on the
+/// analysis rank that holds all of that rank's locations.
+pub trait Route {
+    /// The rank whose locations read the value, if only one's do.
+    fn reader_rank(&self) -> Option<u32> {
+        None
+    }
 }
 
 struct Entry<V> {
@@ -92,6 +102,8 @@ pub struct Board<K, V> {
 /// tag 1, a take (key).
 struct Log<K, V> {
     fresh: Vec<K>,
+    /// Ranks whose locations are all on this analysis rank.
+    whole: Share,
     buf: Vec<u8>,
     contributions: u64,
     put: Option<fn(&K, &V, &mut Vec<u8>)>,
@@ -115,6 +127,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             logging: AtomicBool::new(false),
             log: Mutex::new(Log {
                 fresh: Vec::new(),
+                whole: Share::default(),
                 buf: Vec::new(),
                 contributions: 0,
                 put: None,
@@ -213,10 +226,12 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
 }
 
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-impl<K: Eq + Hash + Clone + Wire, V: Clone + Wire> Board<K, V> {
-    /// Starts recording what other ranks must learn.
-    fn start_log(&self) {
+impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
+    /// Starts recording what other ranks must learn; values that only
+    /// locations of `share` read stay here.
+    fn start_log(&self, share: &Share) {
         let mut l = lock(&self.log);
+        l.whole = share.clone();
         l.put = Some(|k, v, out| {
             k.put(out);
             v.put(out);
@@ -238,7 +253,7 @@ impl<K: Eq + Hash + Clone + Wire, V: Clone + Wire> Board<K, V> {
         let mut contributions = std::mem::take(&mut l.contributions);
         for k in std::mem::take(&mut l.fresh) {
             let Some(e) = m.get_mut(&k) else { continue };
-            if e.shared {
+            if e.shared || k.reader_rank().is_some_and(|r| l.whole.has_whole(r)) {
                 continue;
             }
             e.shared = true;
@@ -249,6 +264,13 @@ impl<K: Eq + Hash + Clone + Wire, V: Clone + Wire> Board<K, V> {
             contributions += 1;
         }
         (out, contributions)
+    }
+
+    /// Entries held that every rank holds, and that only this one does.
+    fn held(&self) -> (usize, usize) {
+        let m = lock(&self.map);
+        let shared = m.values().filter(|e| e.shared).count();
+        (shared, m.len() - shared)
     }
 
     /// Applies another rank's news, in the order recorded.
@@ -337,8 +359,7 @@ struct Shared {
 /// Replays `passes` (every location, in location order) to the end with
 /// `exec`'s threads. Under MPI use [`run_share`].
 pub fn run<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>, exec: Executor) -> Outcome {
-    let ids: Vec<usize> = (0..passes.len()).collect();
-    run_share(passes, &ids, board, exec)
+    run_share(passes, &Share::all(passes.len()), board, exec)
 }
 
 /// Replays `passes`, the passes of locations `ids` (this process's share,
@@ -346,7 +367,7 @@ pub fn run<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>, exec: Exe
 /// it with its own share; the outcome is the job's, the same on all.
 pub fn run_share<P: Pass>(
     passes: &mut [P],
-    ids: &[usize],
+    ids: &Share,
     board: &Board<P::Key, P::Value>,
     exec: Executor,
 ) -> Outcome {
@@ -393,8 +414,11 @@ pub fn run_share<P: Pass>(
 /// The MPI replay: local rounds to a standstill, then an exchange of the
 /// round's operations between all ranks, until every location is done.
 #[cfg(feature = "mpi")]
-fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::Value>) -> Outcome {
-    board.start_log();
+fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Value>) -> Outcome {
+    if crate::mpi::size() == 1 {
+        return run(passes, board, Executor::Sequential);
+    }
+    board.start_log(ids);
     crate::wire::chain_numbers(true);
     let mut done = vec![false; passes.len()];
     let mut blocked: Vec<Option<f64>> = vec![None; passes.len()];
@@ -480,6 +504,13 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
         }
     }
     crate::wire::chain_numbers(false);
+    // Values never taken: those every rank holds, and each rank's own.
+    let (shared, own) = board.held();
+    let unclaimed = shared
+        + crate::mpi::all_gather(&crate::wire::encode(&own))
+            .iter()
+            .map(|b| crate::wire::decode::<usize>(b))
+            .sum::<usize>();
     if std::env::var_os("PARALLAX_EXCHANGE_STATS").is_some() {
         eprintln!(
             "rank {me}: {} locations, {} rounds, {} B sent, {} B received, \
@@ -492,10 +523,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
             started.elapsed().as_secs_f64()
         );
     }
-    Outcome {
-        forced,
-        unclaimed: board.pending(),
-    }
+    Outcome { forced, unclaimed }
 }
 
 /// What one rank's replay exchanged (printed to stderr when

@@ -439,6 +439,27 @@ impl Wire for waits::Key {
     }
 }
 
+// Messages are read by their receiver, answers to blocking sends by the
+// sender; collectives and shared objects have no single reading rank.
+impl crate::replay::Route for waits::Key {
+    fn reader_rank(&self) -> Option<u32> {
+        match *self {
+            waits::Key::Msg(_, _, dst, _, _) => Some(dst),
+            waits::Key::Back(_, src, _, _, _) => Some(src),
+            _ => None,
+        }
+    }
+}
+
+impl crate::replay::Route for cpass::Key {
+    fn reader_rank(&self) -> Option<u32> {
+        match *self {
+            cpass::Key::Msg { dst, .. } => Some(dst),
+            _ => None,
+        }
+    }
+}
+
 impl Wire for Pattern {
     fn put(&self, out: &mut Vec<u8>) {
         let i = Pattern::ALL.iter().position(|p| p == self);

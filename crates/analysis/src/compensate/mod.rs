@@ -235,7 +235,7 @@ type Finished = Vec<(parallax_model::profile::CallTree, LocStats)>;
 /// lock requests' approximated times.
 fn replay_once(
     locs: &[trace::Loc],
-    mine: &[usize],
+    mine: &crate::executor::Share,
     pairing: &pairing::Pairing,
     costs: &[Costs],
     out: &Path,
