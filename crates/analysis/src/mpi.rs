@@ -42,8 +42,31 @@ pub fn size() -> usize {
 fn counts_of(w: &SimpleCommunicator, len: usize) -> Vec<Count> {
     let mine = Count::try_from(len).expect("an exchange of less than 2 GiB per rank");
     let mut counts = vec![0 as Count; w.size() as usize];
-    w.all_gather_into(&mine, &mut counts[..]);
+    mpi::request::scope(|scope| {
+        settle(w.immediate_all_gather_into(scope, &mine, &mut counts[..]));
+    });
     counts
+}
+
+/// Waits for `req` to complete: spinning at first (most exchanges are
+/// quick), then yielding, then sleeping, so that a rank waiting for a
+/// slower one does not take the processor from it when they share one.
+fn settle<'a, D: ?Sized, S: mpi::request::Scope<'a>>(mut req: mpi::request::Request<'a, D, S>) {
+    let start = std::time::Instant::now();
+    loop {
+        match req.test() {
+            Ok(_) => return,
+            Err(r) => req = r,
+        }
+        let waited = start.elapsed().as_micros();
+        if waited < 50 {
+            std::hint::spin_loop();
+        } else if waited < 1_000 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(50));
+        }
+    }
 }
 
 fn split(buf: Vec<u8>, counts: &[Count]) -> Vec<Vec<u8>> {
@@ -76,7 +99,9 @@ pub fn all_gather(bytes: &[u8]) -> Vec<Vec<u8>> {
     let d = displs(&counts);
     {
         let mut part = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
-        w.all_gather_varcount_into(bytes, &mut part);
+        mpi::request::scope(|scope| {
+            settle(w.immediate_all_gather_varcount_into(scope, bytes, &mut part));
+        });
     }
     split(buf, &counts)
 }
