@@ -386,10 +386,12 @@ pub fn run_share<P: Pass>(
         idle_at: vec![None; workers],
         blocked: vec![None; n],
     });
-    // Worker w owns the passes w, w + workers, ...
+    // Worker w owns a contiguous run of the passes: neighbouring locations
+    // (ranks that exchange most, threads of one process) stay on one
+    // worker, so fewer waits cross workers.
     let mut parts: Vec<Vec<(usize, &mut P)>> = (0..workers).map(|_| Vec::new()).collect();
     for (i, p) in passes.iter_mut().enumerate() {
-        parts[i % workers].push((i, p));
+        parts[i * workers / n.max(1)].push((i, p));
     }
     let work = |w: usize, mine: Vec<(usize, &mut P)>| {
         worker(w, mine, board, &force, &forced, &shared);
