@@ -329,22 +329,10 @@ impl<'a> LocPass<'a> {
         let mut ta = local;
         if self.cur.repaired && self.cur.needs.is_none() {
             // Re-paired to wait for nobody: its measured waiting goes too.
-            let k = Class::Object(Object::Lock).index();
-            ta = pta
-                + if self.own_min[k].is_finite() {
-                    self.own_min[k]
-                } else {
-                    0.0
-                };
+            ta = pta + self.least(Class::Object(Object::Lock).index()).0;
         }
         if let Some((key, class)) = self.cur.needs {
             match board.take(&key) {
-                Some(p) if self.cur.repaired => {
-                    let k = class.index();
-                    let least = |v: f64| if v.is_finite() { v } else { 0.0 };
-                    ta = (pta + least(self.own_min[k])).max(p.ta + least(self.latency_min[k]));
-                    self.stats.dependencies += 1;
-                }
                 Some(p) => {
                     ta = self.resolve(local, tm, ptm, pta, palpha, p, class.index());
                     self.stats.dependencies += 1;
@@ -440,7 +428,12 @@ impl<'a> LocPass<'a> {
             Convention::Consistent => self.costs.event_ns,
             Convention::Literal => 0.0,
         };
-        let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+        let (own_least, latency_least) = self.least(class);
+        if self.cur.repaired {
+            // Re-paired (liberal): this pair was never measured; the least
+            // costs of each side make the completion.
+            return (pta + own_least).max(p.ta + latency_least);
+        }
         if self.prev.is_none() {
             // A location that starts on its partner's post (a thread on
             // its create): the measured start-up delay stays.
@@ -454,8 +447,6 @@ impl<'a> LocPass<'a> {
         // cost, and the other side's cost is its least decided value.
         let own = tm - ptm - palpha;
         let latency = tm - p.tm - basis_alpha;
-        let (own_least, latency_least) =
-            (finite(self.own_min[class]), finite(self.latency_min[class]));
         if p.tm > tm {
             // The post after the completion (clocks of two hosts that
             // disagree): the measured pair says nothing; the least costs
@@ -488,6 +479,13 @@ impl<'a> LocPass<'a> {
             self.stats.wait_added_ns += change;
         }
         ta
+    }
+
+    /// The least own cost and wake-up delay of dependency class `class`
+    /// seen deciding a wait so far, ns (zero while unknown).
+    fn least(&self, class: usize) -> (f64, f64) {
+        let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+        (finite(self.own_min[class]), finite(self.latency_min[class]))
     }
 
     fn emit(&mut self, e: &Event, ta: f64) {
