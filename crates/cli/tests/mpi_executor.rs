@@ -6,14 +6,13 @@
 
 mod common;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use parallax_analysis::synth::{self, Machine, Op, Program};
-use parallax_model::event::EventKind;
 
-use common::{compile, events, open, parallax, preload, stderr, tmp};
+use common::{compile, message_times, open, parallax, preload, stderr, tmp};
 
 fn mpirun(ranks: usize) -> Command {
     let mut c = Command::new("mpirun");
@@ -266,41 +265,10 @@ fn a_64_rank_job_measured_and_analyzed_on_4_ranks() {
     assert_eq!(ranks, (0..64).collect::<Vec<u32>>());
     // After clock alignment no message is received before it was sent:
     // the n-th send on a channel pairs with the n-th receive on it.
-    let mut sends: BTreeMap<(u64, u32, u32, u32), VecDeque<f64>> = BTreeMap::new();
-    let mut recvs: BTreeMap<(u64, u32, u32, u32), VecDeque<f64>> = BTreeMap::new();
-    for p in &e.processes {
-        for evs in events(p).values() {
-            for ev in evs {
-                let t = p.clock.ns(ev.time);
-                match ev.kind {
-                    EventKind::Send {
-                        peer, tag, comm, ..
-                    }
-                    | EventKind::IsendBegin {
-                        peer, tag, comm, ..
-                    } => sends
-                        .entry((comm, p.rank, peer, tag))
-                        .or_default()
-                        .push_back(t),
-                    EventKind::Recv {
-                        peer, tag, comm, ..
-                    }
-                    | EventKind::IrecvComplete {
-                        peer, tag, comm, ..
-                    } => recvs
-                        .entry((comm, peer, p.rank, tag))
-                        .or_default()
-                        .push_back(t),
-                    _ => {}
-                }
-            }
-        }
-    }
     let mut pairs = 0;
-    for (k, rs) in &recvs {
-        let ss = &sends[k];
+    for (k, (ss, rs)) in message_times(&e) {
         assert_eq!(ss.len(), rs.len(), "channel {k:?}");
-        for (s, r) in ss.iter().zip(rs) {
+        for (s, r) in ss.iter().zip(&rs) {
             assert!(
                 r + 1.0 >= *s,
                 "channel {k:?}: received at {r} ns, sent at {s} ns"

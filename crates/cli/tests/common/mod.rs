@@ -188,3 +188,35 @@ pub fn have(tool: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// A message channel: (communicator, sender rank, receiver rank, tag).
+pub type Channel = (u64, u32, u32, u32);
+
+/// Per channel, the times (ns) of its sends and of its receives, each in
+/// the order recorded: the n-th send pairs with the n-th receive.
+pub fn message_times(exp: &Experiment) -> BTreeMap<Channel, (Vec<f64>, Vec<f64>)> {
+    let mut out: BTreeMap<Channel, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for p in &exp.processes {
+        for evs in events(p).values() {
+            for e in evs {
+                let t = p.clock.ns(e.time);
+                match e.kind {
+                    EventKind::Send {
+                        peer, tag, comm, ..
+                    }
+                    | EventKind::IsendBegin {
+                        peer, tag, comm, ..
+                    } => out.entry((comm, p.rank, peer, tag)).or_default().0.push(t),
+                    EventKind::Recv {
+                        peer, tag, comm, ..
+                    }
+                    | EventKind::IrecvComplete {
+                        peer, tag, comm, ..
+                    } => out.entry((comm, peer, p.rank, tag)).or_default().1.push(t),
+                    _ => {}
+                }
+            }
+        }
+    }
+    out
+}
