@@ -20,7 +20,8 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use parallax_model::event::{Event, EventKind};
+use parallax_model::evcodec::Record;
+use parallax_model::event::EventKind;
 
 use crate::executor::Executor;
 use crate::trace::{self, Loc};
@@ -175,6 +176,46 @@ fn classify(e: &EventKind, rank: u32) -> Option<(Object, u64, Role, u64)> {
     })
 }
 
+/// Where an event stands in its location's stream: its time and its
+/// predecessor's (clock ticks) and the kind of its predecessor's probe.
+struct Prior {
+    ticks: u64,
+    prev: Option<u64>,
+    prev_probe: u8,
+}
+
+/// Lists a sync event and counts a collective. Kept out of line, so that
+/// the walk over the enters and leaves around it stays tight.
+#[inline(never)]
+fn list(
+    kind: EventKind,
+    at: Prior,
+    loc: &Loc,
+    li: usize,
+    t0: f64,
+    recs: &mut Vec<Rec>,
+    colls: &mut BTreeMap<u64, u64>,
+) {
+    if let EventKind::CollectiveEnd { comm, .. } = kind {
+        *colls.entry(comm).or_insert(0) += 1;
+    }
+    if let Some((object, id, role, index)) = classify(&kind, loc.rank) {
+        let ns = |ticks: u64| loc.clock.ns(ticks) - t0;
+        let ord = recs.len();
+        recs.push(Rec {
+            object,
+            id,
+            t: ns(at.ticks),
+            prev: at.prev.map_or(f64::NEG_INFINITY, ns),
+            prev_probe: at.prev_probe,
+            loc: li,
+            ord,
+            role,
+            index,
+        });
+    }
+}
+
 /// The result of pairing: per location, one [`Sync`] per sync event in
 /// order; per communicator, how many locations took part in each of its
 /// collectives.
@@ -226,28 +267,26 @@ pub fn pair_with(locs: &[Loc], t0: f64, exec: Executor, requests: Option<&Reques
         let loc = &locs[li];
         let mut recs = Vec::new();
         let mut colls = BTreeMap::new();
-        let mut prev = f64::NEG_INFINITY;
+        // Times in ticks, converted only for the sync events: most events
+        // are enters and leaves, which only their successors look at.
+        let mut prev: Option<u64> = None;
         let mut prev_probe = 2;
-        let r = trace::for_each_event(loc, t0, |e: &Event, t| {
-            if let EventKind::CollectiveEnd { comm, .. } = e.kind {
-                *colls.entry(comm).or_insert(0) += 1;
-            }
-            if let Some((object, id, role, index)) = classify(&e.kind, loc.rank) {
-                let ord = recs.len();
-                recs.push(Rec {
-                    object,
-                    id,
-                    t,
+        let r = trace::walk_each(loc, |ticks, rec| {
+            if let Record::Other(kind) = rec {
+                let at = Prior {
+                    ticks,
                     prev,
                     prev_probe,
-                    loc: li,
-                    ord,
-                    role,
-                    index,
-                });
+                };
+                list(kind, at, loc, li, t0, &mut recs, &mut colls);
             }
-            prev = t;
-            prev_probe = probe_of(&e.kind);
+            prev = Some(ticks);
+            // The probe kind: 0 enter, 1 leave, 2 any other.
+            prev_probe = match rec {
+                Record::Enter(_) => 0,
+                Record::Leave => 1,
+                Record::Other(_) => 2,
+            };
         });
         let warning = match r {
             Ok(None) => None,
@@ -494,13 +533,4 @@ fn pair_object(
         }
     }
     (latency, own)
-}
-
-/// The probe kind of an event: 0 enter, 1 leave, 2 any other.
-fn probe_of(e: &EventKind) -> u8 {
-    match e {
-        EventKind::Enter { .. } => 0,
-        EventKind::Leave { .. } => 1,
-        _ => 2,
-    }
 }

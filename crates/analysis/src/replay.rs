@@ -27,7 +27,7 @@
 //! exactly the choice one process would make.
 
 use std::hash::Hash;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::executor::{Executor, Share};
@@ -88,6 +88,9 @@ pub struct Board<K, V> {
     map: Mutex<crate::fasthash::FastMap<K, Entry<V>>>,
     combine: fn(&mut V, &V),
     version: AtomicU64,
+    /// Workers asleep on `cond` (or about to be): completions notify only
+    /// when there are some, a wake-up being a system call.
+    sleepers: AtomicU32,
     wake: Mutex<()>,
     cond: Condvar,
     /// Set while a replay across ranks runs.
@@ -122,6 +125,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             map: Mutex::new(Default::default()),
             combine,
             version: AtomicU64::new(0),
+            sleepers: AtomicU32::new(0),
             wake: Mutex::new(()),
             cond: Condvar::new(),
             logging: AtomicBool::new(false),
@@ -192,8 +196,14 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
 
     fn completed(&self) {
         self.version.fetch_add(1, Ordering::SeqCst);
-        let _w = lock(&self.wake);
-        self.cond.notify_all();
+        // A worker counts itself a sleeper before it checks the version
+        // (both sequentially consistent), so either it sees this change or
+        // this sees it and notifies under `wake`, which it holds until it
+        // waits.
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _w = lock(&self.wake);
+            self.cond.notify_all();
+        }
     }
 
     /// Takes the complete value under `key`, if it is there.
@@ -550,6 +560,7 @@ fn worker<P: Pass>(
     shared: &Mutex<Shared>,
 ) {
     let mut done = vec![false; mine.len()];
+    let alone = lock(shared).idle_at.len() == 1;
     loop {
         let seen = board.version.load(Ordering::SeqCst);
         let mut progressed = false;
@@ -574,14 +585,23 @@ fn worker<P: Pass>(
         if progressed {
             continue;
         }
-        // Posts notify under `wake`, so checking the version and going to
-        // sleep under it loses no wake-up.
+        // Another worker usually completes a value within microseconds:
+        // watch for it a while before going to sleep.
+        if !alone && spin_until_changed(&board.version, seen) {
+            continue;
+        }
+        // Posts notify under `wake` when there are sleepers, so counting
+        // in, checking the version and going to sleep under it loses no
+        // wake-up.
         let mut w = lock(&board.wake);
+        board.sleepers.fetch_add(1, Ordering::SeqCst);
         if board.version.load(Ordering::SeqCst) != seen {
+            board.sleepers.fetch_sub(1, Ordering::SeqCst);
             continue;
         }
         let mut s = lock(shared);
         if s.finished {
+            board.sleepers.fetch_sub(1, Ordering::SeqCst);
             return;
         }
         s.idle_at[me] = Some(seen);
@@ -606,6 +626,7 @@ fn worker<P: Pass>(
             }
             let finished = s.finished;
             drop(s);
+            board.sleepers.fetch_sub(1, Ordering::SeqCst);
             board.cond.notify_all();
             if finished {
                 return;
@@ -617,6 +638,7 @@ fn worker<P: Pass>(
             w = board.cond.wait(w).unwrap_or_else(|e| e.into_inner());
             let mut s = lock(shared);
             if s.finished {
+                board.sleepers.fetch_sub(1, Ordering::SeqCst);
                 return;
             }
             if board.version.load(Ordering::SeqCst) != seen {
@@ -624,5 +646,25 @@ fn worker<P: Pass>(
                 break;
             }
         }
+        board.sleepers.fetch_sub(1, Ordering::SeqCst);
     }
 }
+
+/// Spins briefly while `version` is still `seen`; true once it changed.
+fn spin_until_changed(version: &AtomicU64, seen: u64) -> bool {
+    for i in 0..SPINS {
+        if version.load(Ordering::SeqCst) != seen {
+            return true;
+        }
+        if i % 64 == 63 {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+    false
+}
+
+/// Checks of the board's version before an idle worker sleeps: some tens
+/// of microseconds.
+const SPINS: u32 = 4096;

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use parallax_model::clock::ClockMap;
-use parallax_model::event::Event;
+use parallax_model::evcodec::{self, Record};
+use parallax_model::event::{Event, EventKind, RegionId, UNKNOWN_REGION};
 use parallax_model::experiment::{EventReader, Experiment};
 use parallax_model::Error;
 
@@ -70,13 +71,35 @@ pub fn for_each_event(
     }
 }
 
-/// A location's events one at a time, read block by block: for passes that
-/// stop at an event and resume there later (replays).
+/// Calls `f` with every record of `loc` and its time in clock ticks (see
+/// [`EventReader::walk_block`]): for passes that look at a few kinds of
+/// event and convert only their times. Returns like [`for_each_event`].
+pub fn walk_each(loc: &Loc, mut f: impl FnMut(u64, Record)) -> Result<Option<Error>, Error> {
+    let mut r = EventReader::open(&loc.path)?;
+    loop {
+        match r.walk_block(&mut f) {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(e) => return Ok(Some(e)),
+        }
+    }
+}
+
+/// A location's events one at a time, decoded as they are asked for (a
+/// block's bytes at a time in memory): for passes that stop at an event and
+/// resume there later (replays).
 #[derive(Debug)]
 pub struct Stream {
     reader: Option<EventReader>,
-    batch: Vec<Event>,
+    path: PathBuf,
+    block: Vec<u8>,
+    /// Byte of the next record in `block`.
     pos: usize,
+    /// Time of the last event consumed (or the block's base time).
+    time: u64,
+    stack: Vec<RegionId>,
+    /// The next event, decoded by `peek`, and the byte after its record.
+    next: Option<(Event, usize)>,
     /// The problem that ended the stream early, if any.
     pub warning: Option<String>,
 }
@@ -86,8 +109,12 @@ impl Stream {
     pub fn open(loc: &Loc) -> Result<Stream, Error> {
         Ok(Stream {
             reader: Some(EventReader::open(&loc.path)?),
-            batch: Vec::new(),
+            path: loc.path.clone(),
+            block: Vec::new(),
             pos: 0,
+            time: 0,
+            stack: Vec::new(),
+            next: None,
             warning: None,
         })
     }
@@ -95,27 +122,62 @@ impl Stream {
     /// The next event, without consuming it; `None` at the end.
     #[inline]
     pub fn peek(&mut self) -> Option<Event> {
-        while self.pos >= self.batch.len() {
+        if let Some((e, _)) = self.next {
+            return Some(e);
+        }
+        while self.pos >= self.block.len() {
             let r = self.reader.as_mut()?;
-            self.batch.clear();
             self.pos = 0;
-            let more = match r.next_block(&mut self.batch) {
-                Ok(m) => m,
-                Err(e) => {
-                    self.warning = Some(e.to_string());
-                    false
+            match r.next_records(&mut self.block) {
+                Ok(Some(base)) => self.time = base,
+                Ok(None) => {
+                    self.block.clear();
+                    self.reader = None;
                 }
-            };
-            if !more {
-                self.reader = None;
+                Err(e) => {
+                    self.block.clear();
+                    self.warning = Some(e.to_string());
+                    self.reader = None;
+                }
             }
         }
-        Some(self.batch[self.pos])
+        match evcodec::read_record(&self.block, self.pos) {
+            Ok((delta, rec, end)) => {
+                let kind = match rec {
+                    Record::Enter(region) => {
+                        self.stack.push(region);
+                        EventKind::Enter { region }
+                    }
+                    Record::Leave => EventKind::Leave {
+                        region: self.stack.pop().unwrap_or(UNKNOWN_REGION),
+                    },
+                    Record::Other(kind) => kind,
+                };
+                let e = Event {
+                    time: self.time.saturating_add(delta),
+                    kind,
+                };
+                self.next = Some((e, end));
+                Some(e)
+            }
+            Err(err) => {
+                // The events before a damaged record count; the ones after
+                // it cannot be placed.
+                self.warning = Some(err.at(&self.path).to_string());
+                self.block.clear();
+                self.pos = 0;
+                self.reader = None;
+                None
+            }
+        }
     }
 
     /// Consumes the event `peek` returned.
     #[inline]
     pub fn advance(&mut self) {
-        self.pos += 1;
+        if let Some((e, end)) = self.next.take() {
+            self.time = e.time;
+            self.pos = end;
+        }
     }
 }

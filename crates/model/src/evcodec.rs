@@ -413,54 +413,100 @@ impl EventEncoder {
     }
 }
 
-/// Decodes the records of one event block.
+/// One record as read, before leaves get their region: what a reader that
+/// only looks for some events needs (it keeps no region stack).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Record {
+    /// An enter of the region.
+    Enter(RegionId),
+    /// A leave of the innermost open region.
+    Leave,
+    /// Any other event.
+    Other(EventKind),
+}
+
+/// Walks the records of one event block.
 ///
-/// `time` is the block's base time on entry and the last event's time on
-/// return; `stack` holds the open regions across blocks, so that leaves get
-/// their region. Events are passed to `out` in order. On a malformed record
-/// the events before it have been delivered and the error says at which byte
-/// the block went wrong.
+/// `time` is the block's base time on entry and the last record's time on
+/// return; each record is passed to `out` with its time, in order. On a
+/// malformed record the records before it have been delivered and the error
+/// says at which byte the block went wrong.
+pub fn walk_records(
+    buf: &[u8],
+    time: &mut u64,
+    mut out: impl FnMut(u64, Record),
+) -> Result<(), Error> {
+    let mut i = 0;
+    while i < buf.len() {
+        let (delta, rec, end) = read_record(buf, i)?;
+        *time = time.saturating_add(delta);
+        i = end;
+        out(*time, rec);
+    }
+    Ok(())
+}
+
+/// Reads the record at byte `i` of a block's records: its delta (ticks
+/// since the previous record), the record and the byte after it.
+#[inline(always)]
+pub fn read_record(buf: &[u8], mut i: usize) -> Result<(u64, Record, usize), Error> {
+    let at = i;
+    let (head, n) = pv::get_at(buf, i).ok_or_else(|| bad("record cut short", at))?;
+    i += n;
+    let rec = match head & 3 {
+        TAG_LEAVE => Record::Leave,
+        TAG_ENTER => {
+            let (region, n) = pv::get_at(buf, i).ok_or_else(|| bad("enter cut short", at))?;
+            i += n;
+            let region = u32::try_from(region).map_err(|_| bad("region id out of range", at))?;
+            Record::Enter(region)
+        }
+        TAG_EXT => {
+            let c = *buf.get(i).ok_or_else(|| bad("event code missing", at))?;
+            i += 1;
+            let count = field_count(c).ok_or_else(|| bad("unknown event code", at))?;
+            let mut fields = [0u64; 5];
+            for f in fields.iter_mut().take(count) {
+                let (v, n) = pv::get_at(buf, i).ok_or_else(|| bad("event fields cut short", at))?;
+                *f = v;
+                i += n;
+            }
+            let kind =
+                from_fields(c, &fields).ok_or_else(|| bad("event field out of range", at))?;
+            Record::Other(kind)
+        }
+        _ => return Err(bad("reserved record tag", at)),
+    };
+    Ok((head >> 2, rec, i))
+}
+
+#[cold]
+fn bad(what: &str, at: usize) -> Error {
+    Error::corrupt(format!("{what} at byte {at} of an event block"))
+}
+
+/// Decodes the records of one event block into events (see
+/// [`walk_records`]); `stack` holds the open regions across blocks, so
+/// that leaves get their region.
 pub fn decode_records(
-    mut buf: &[u8],
+    buf: &[u8],
     time: &mut u64,
     stack: &mut Vec<RegionId>,
     mut out: impl FnMut(Event),
 ) -> Result<(), Error> {
-    let total = buf.len();
-    while !buf.is_empty() {
-        let at = total - buf.len();
-        let bad = |what: &str| Error::corrupt(format!("{what} at byte {at} of an event block"));
-        let (head, n) = pv::get(buf).ok_or_else(|| bad("record cut short"))?;
-        buf = &buf[n..];
-        *time = time.saturating_add(head >> 2);
-        let kind = match head & 3 {
-            TAG_LEAVE => EventKind::Leave {
-                region: stack.pop().unwrap_or(UNKNOWN_REGION),
-            },
-            TAG_ENTER => {
-                let (region, n) = pv::get(buf).ok_or_else(|| bad("enter cut short"))?;
-                buf = &buf[n..];
-                let region = u32::try_from(region).map_err(|_| bad("region id out of range"))?;
+    walk_records(buf, time, |time, rec| {
+        let kind = match rec {
+            Record::Enter(region) => {
                 stack.push(region);
                 EventKind::Enter { region }
             }
-            TAG_EXT => {
-                let (&c, rest) = buf.split_first().ok_or_else(|| bad("event code missing"))?;
-                buf = rest;
-                let count = field_count(c).ok_or_else(|| bad("unknown event code"))?;
-                let mut fields = [0u64; 5];
-                for f in fields.iter_mut().take(count) {
-                    let (v, n) = pv::get(buf).ok_or_else(|| bad("event fields cut short"))?;
-                    *f = v;
-                    buf = &buf[n..];
-                }
-                from_fields(c, &fields).ok_or_else(|| bad("event field out of range"))?
-            }
-            _ => return Err(bad("reserved record tag")),
+            Record::Leave => EventKind::Leave {
+                region: stack.pop().unwrap_or(UNKNOWN_REGION),
+            },
+            Record::Other(kind) => kind,
         };
-        out(Event { time: *time, kind });
-    }
-    Ok(())
+        out(Event { time, kind })
+    })
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::clock::ClockMap;
 use crate::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
-use crate::evcodec::{self, EventEncoder};
+use crate::evcodec::{self, EventEncoder, Record};
 use crate::event::{Event, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
 use crate::profile::CallTree;
@@ -479,34 +479,48 @@ impl EventReader {
     /// of all earlier blocks have been delivered; later calls return
     /// `Ok(false)`.
     pub fn next_block(&mut self, out: &mut Vec<Event>) -> Result<bool, Error> {
-        if self.done {
-            return Ok(false);
-        }
-        let block = match self.blocks.next_block() {
-            Ok(Some(b)) => b,
-            Ok(None) => return Ok(false),
-            Err(e) => return Err(e.at(&self.path)),
-        };
-        // A bad block ends the reading: the region stack (and so the regions
-        // of later leaves) cannot be trusted past it.
-        let Some(mut time) = file::u64_at(block, 0).filter(|_| block.len() >= EVENT_BLOCK_PREFIX)
+        let Some((records, mut time)) = next_records(&mut self.blocks, &mut self.done, &self.path)?
         else {
-            self.done = true;
-            return Err(Error::corrupt(format!(
-                "event block of {} bytes is shorter than its {EVENT_BLOCK_PREFIX}-byte prefix",
-                block.len()
-            ))
-            .at(&self.path));
+            return Ok(false);
         };
-        let records = &block[EVENT_BLOCK_PREFIX..];
         // The good prefix of a damaged block is kept: it was checksummed, so
         // only the encoder (not the disk) can have produced the bad record.
-        evcodec::decode_records(records, &mut time, &mut self.stack, |e| out.push(e))
-            .map(|()| true)
-            .map_err(|e| {
-                self.done = true;
-                e.at(&self.path)
-            })
+        let r = evcodec::decode_records(records, &mut time, &mut self.stack, |e| out.push(e));
+        self.settle(r)
+    }
+
+    /// Passes the next block's records to `out` with their times, without
+    /// giving leaves their region: cheaper, for readers that look for a few
+    /// kinds of event. A reader used this way must not also be used with
+    /// [`EventReader::next_block`], whose leaves would get wrong regions.
+    pub fn walk_block(&mut self, out: impl FnMut(u64, Record)) -> Result<bool, Error> {
+        let Some((records, mut time)) = next_records(&mut self.blocks, &mut self.done, &self.path)?
+        else {
+            return Ok(false);
+        };
+        let r = evcodec::walk_records(records, &mut time, out);
+        self.settle(r)
+    }
+
+    /// Copies the next block's records into `out` (replacing its
+    /// contents) and returns the block's base time; `None` at the end. For
+    /// readers that decode one record at a time with
+    /// [`evcodec::read_record`], keeping their own region stack.
+    pub fn next_records(&mut self, out: &mut Vec<u8>) -> Result<Option<u64>, Error> {
+        let Some((records, time)) = next_records(&mut self.blocks, &mut self.done, &self.path)?
+        else {
+            return Ok(None);
+        };
+        out.clear();
+        out.extend_from_slice(records);
+        Ok(Some(time))
+    }
+
+    fn settle(&mut self, r: Result<(), Error>) -> Result<bool, Error> {
+        r.map(|()| true).map_err(|e| {
+            self.done = true;
+            e.at(&self.path)
+        })
     }
 
     /// All remaining events, and the problem that stopped the reading, if
@@ -521,6 +535,33 @@ impl EventReader {
             }
         }
     }
+}
+
+/// The next block's records and base time; a bad block sets `done`.
+fn next_records<'a>(
+    blocks: &'a mut BlockReader<BufReader<File>>,
+    done: &mut bool,
+    path: &Path,
+) -> Result<Option<(&'a [u8], u64)>, Error> {
+    if *done {
+        return Ok(None);
+    }
+    let block = match blocks.next_block() {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(e.at(path)),
+    };
+    // A bad block ends the reading: the region stack (and so the regions
+    // of later leaves) cannot be trusted past it.
+    let Some(time) = file::u64_at(block, 0).filter(|_| block.len() >= EVENT_BLOCK_PREFIX) else {
+        *done = true;
+        return Err(Error::corrupt(format!(
+            "event block of {} bytes is shorter than its {EVENT_BLOCK_PREFIX}-byte prefix",
+            block.len()
+        ))
+        .at(path));
+    };
+    Ok(Some((&block[EVENT_BLOCK_PREFIX..], time)))
 }
 
 /// Writes a location's event file from whole events, offline (analysis

@@ -123,6 +123,38 @@ pub fn get(buf: &[u8]) -> Option<(u64, usize)> {
     }
 }
 
+/// Reads one value at `p` without bounds checks: the value and its length.
+///
+/// # Safety
+///
+/// `p` must be valid for reads of [`MAX_LEN`] bytes.
+#[inline(always)]
+pub unsafe fn get_unchecked(p: *const u8) -> (u64, usize) {
+    // Safety: the caller guarantees MAX_LEN readable bytes at `p`.
+    unsafe {
+        let first = p.read();
+        if first == 0 {
+            let v = p.add(1).cast::<[u8; 8]>().read_unaligned();
+            return (u64::from_le_bytes(v), 9);
+        }
+        let n = first.trailing_zeros() as usize + 1;
+        let word = u64::from_le_bytes(p.cast::<[u8; 8]>().read_unaligned());
+        (mask(word >> n, n), n)
+    }
+}
+
+/// Reads one value at offset `i` of `buf`, like [`get`]; the common case
+/// (a whole word left) without bounds checks.
+#[inline(always)]
+pub fn get_at(buf: &[u8], i: usize) -> Option<(u64, usize)> {
+    if i.checked_add(MAX_LEN).is_some_and(|end| end <= buf.len()) {
+        // Safety: MAX_LEN bytes from `i` are inside `buf`.
+        Some(unsafe { get_unchecked(buf.as_ptr().add(i)) })
+    } else {
+        get(buf.get(i..)?)
+    }
+}
+
 #[inline(always)]
 fn mask(v: u64, n: usize) -> u64 {
     if n >= 8 {
@@ -189,6 +221,11 @@ mod tests {
         #[test]
         fn get_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..20)) {
             let _ = get(&bytes);
+        }
+
+        #[test]
+        fn get_at_agrees_with_get(bytes in proptest::collection::vec(any::<u8>(), 0..40), i in 0usize..48) {
+            prop_assert_eq!(get_at(&bytes, i), bytes.get(i..).and_then(get));
         }
     }
 }

@@ -572,10 +572,11 @@ impl<'a> LocPass<'a> {
         self.cp.add(g, dt);
     }
 
-    /// The note kept by a producer, shared by the posts of one event.
+    /// The note kept by a producer, shared by the posts of one event. The
+    /// interval ends here (`finish_event` starts the next).
     fn note(&mut self) -> Arc<Interval> {
         self.note
-            .get_or_insert_with(|| Arc::new(self.interval.clone()))
+            .get_or_insert_with(|| Arc::new(std::mem::take(&mut self.interval)))
             .clone()
     }
 
