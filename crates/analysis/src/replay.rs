@@ -26,8 +26,9 @@
 //! event with the least (measured time, location) over all ranks is forced,
 //! exactly the choice one process would make.
 
+use std::collections::VecDeque;
 use std::hash::Hash;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::executor::{Executor, Share};
@@ -58,6 +59,9 @@ pub trait Pass: Send {
     /// The next `resume` must process the blocked event without the value
     /// it waits for (its partner will never come).
     fn force(&mut self);
+    /// The key whose value the pass waited for when `resume` last reported
+    /// it blocked; `None` makes it wait for any new value.
+    fn waiting_for(&self) -> Option<Self::Key>;
 }
 
 /// Where a key's readers are, when the key tells: the rank (process)
@@ -85,13 +89,13 @@ struct Entry<V> {
 
 /// Values posted by passes for other passes.
 pub struct Board<K, V> {
-    map: Mutex<crate::fasthash::FastMap<K, Entry<V>>>,
+    /// The entries, in shards by key so that workers seldom contend.
+    map: Vec<Mutex<Entries<K, V>>>,
     combine: fn(&mut V, &V),
     version: AtomicU64,
-    /// Workers asleep on `cond` (or about to be): completions notify only
-    /// when there are some, a wake-up being a system call.
-    sleepers: AtomicU32,
-    wake: Mutex<()>,
+    /// Which passes wait for what, and which can run.
+    sched: Mutex<Sched<K>>,
+    /// Idle workers sleep on it, under `sched`.
     cond: Condvar,
     /// Set while a replay across ranks runs.
     logging: AtomicBool,
@@ -113,6 +117,11 @@ struct Log<K, V> {
     key: Option<fn(&K, &mut Vec<u8>)>,
 }
 
+type Entries<K, V> = crate::fasthash::FastMap<K, Entry<V>>;
+
+/// Shards of a board's entries (a power of two).
+const SHARDS: usize = 16;
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -122,11 +131,12 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
     /// which must not depend on their order (a maximum, a sum).
     pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
         Board {
-            map: Mutex::new(Default::default()),
+            map: (0..SHARDS)
+                .map(|_| Mutex::new(Default::default()))
+                .collect(),
             combine,
             version: AtomicU64::new(0),
-            sleepers: AtomicU32::new(0),
-            wake: Mutex::new(()),
+            sched: Mutex::new(Sched::default()),
             cond: Condvar::new(),
             logging: AtomicBool::new(false),
             log: Mutex::new(Log {
@@ -138,6 +148,15 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
                 key: None,
             }),
         }
+    }
+
+    /// The shard holding `key`'s entry, locked.
+    fn shard(&self, key: &K) -> MutexGuard<'_, Entries<K, V>> {
+        use std::hash::BuildHasher;
+        // Bits that a shard's own table uses neither for buckets (the
+        // low ones) nor for tags (the top seven).
+        let h = crate::fasthash::FastBuild::default().hash_one(key);
+        lock(&self.map[(h >> 32) as usize % SHARDS])
     }
 
     /// Posts `value` under `key` for `readers` takes.
@@ -153,7 +172,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             return;
         }
         let logging = self.logging.load(Ordering::Relaxed);
-        let mut m = lock(&self.map);
+        let mut m = self.shard(&key);
         let e = match m.get_mut(&key) {
             Some(e) => e,
             None => {
@@ -178,37 +197,73 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
                 l.contributions += 1;
             }
         }
-        self.add(e, &value);
+        self.add(&key, e, &value);
     }
 
     /// Merges one contribution into `e`; wakes waiting workers when that
     /// completes it.
-    fn add(&self, e: &mut Entry<V>, value: &V) {
+    fn add(&self, key: &K, e: &mut Entry<V>, value: &V) {
         match &mut e.value {
             Some(v) => (self.combine)(v, value),
             None => e.value = Some(value.clone()),
         }
         e.missing = e.missing.saturating_sub(1);
         if e.missing == 0 {
-            self.completed();
+            self.completed(key);
         }
     }
 
-    fn completed(&self) {
+    /// An entry became complete (called with the map locked): the passes
+    /// waiting for it, and those waiting for anything, can run.
+    fn completed(&self, key: &K) {
         self.version.fetch_add(1, Ordering::SeqCst);
-        // A worker counts itself a sleeper before it checks the version
-        // (both sequentially consistent), so either it sees this change or
-        // this sees it and notifies under `wake`, which it holds until it
-        // waits.
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            let _w = lock(&self.wake);
+        let mut s = lock(&self.sched);
+        let s = &mut *s;
+        let mut woke = std::mem::take(&mut s.any);
+        if let Some(v) = s.by_key.remove(key) {
+            woke.extend(v);
+        }
+        for i in woke {
+            s.parked[i] = None;
+            s.ready.push_back(i);
+        }
+        if s.sleeping > 0 && !s.ready.is_empty() {
             self.cond.notify_all();
+        }
+    }
+
+    /// Parks pass `i`, blocked at measured time `at_ns` waiting for `key`
+    /// (or for anything, if `None`, after the board's version `seen`),
+    /// unless what it waits for came in the meantime; then it can run again.
+    fn park(&self, i: usize, at_ns: f64, key: Option<K>, seen: u64) {
+        // A completion of `key` happens under its shard's lock, and any
+        // completion under some shard's lock: held here until parked.
+        let _m = match &key {
+            Some(k) => vec![self.shard(k)],
+            None => self.map.iter().map(lock).collect(),
+        };
+        let here = match &key {
+            Some(k) => _m[0].get(k).is_some_and(|e| e.missing == 0),
+            None => self.version.load(Ordering::SeqCst) != seen,
+        };
+        let mut s = lock(&self.sched);
+        if here {
+            s.ready.push_back(i);
+            if s.sleeping > 0 {
+                self.cond.notify_all();
+            }
+            return;
+        }
+        s.parked[i] = Some(at_ns);
+        match key {
+            Some(k) => s.by_key.entry(k).or_default().push(i),
+            None => s.any.push(i),
         }
     }
 
     /// Takes the complete value under `key`, if it is there.
     pub fn take(&self, key: &K) -> Option<V> {
-        let mut m = lock(&self.map);
+        let mut m = self.shard(key);
         let e = m.get_mut(key)?;
         if e.missing > 0 {
             return None;
@@ -231,7 +286,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
 
     /// Entries still held (values posted but not taken by every reader).
     pub fn pending(&self) -> usize {
-        lock(&self.map).len()
+        self.map.iter().map(|m| lock(m).len()).sum()
     }
 }
 
@@ -255,15 +310,21 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// value, expected, missing, readers left), which become shared; and
     /// how many contributions that is (none: nothing new).
     fn drain_log(&self) -> (Vec<u8>, u64) {
-        let mut m = lock(&self.map);
-        let mut l = lock(&self.log);
+        let (mut out, mut contributions, fresh, whole) = {
+            let mut l = lock(&self.log);
+            (
+                std::mem::take(&mut l.buf),
+                std::mem::take(&mut l.contributions),
+                std::mem::take(&mut l.fresh),
+                l.whole.clone(),
+            )
+        };
         // Operations first: they were encoded first, and a chain node they
         // sent may be named by number in an entry below.
-        let mut out = std::mem::take(&mut l.buf);
-        let mut contributions = std::mem::take(&mut l.contributions);
-        for k in std::mem::take(&mut l.fresh) {
+        for k in fresh {
+            let mut m = self.shard(&k);
             let Some(e) = m.get_mut(&k) else { continue };
-            if e.shared || k.reader_rank().is_some_and(|r| l.whole.has_whole(r)) {
+            if e.shared || k.reader_rank().is_some_and(|r| whole.has_whole(r)) {
                 continue;
             }
             e.shared = true;
@@ -278,25 +339,29 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
 
     /// Entries held that every rank holds, and that only this one does.
     fn held(&self) -> (usize, usize) {
-        let m = lock(&self.map);
-        let shared = m.values().filter(|e| e.shared).count();
-        (shared, m.len() - shared)
+        let (mut shared, mut all) = (0, 0);
+        for m in &self.map {
+            let m = lock(m);
+            shared += m.values().filter(|e| e.shared).count();
+            all += m.len();
+        }
+        (shared, all - shared)
     }
 
     /// Applies another rank's news, in the order recorded.
     fn apply(&self, r: &mut Reader<'_>) {
-        let mut m = lock(&self.map);
         while !r.is_empty() {
             match u8::get(r) {
                 0 => {
                     let k = K::get(r);
                     let v = V::get(r);
-                    if let Some(e) = m.get_mut(&k) {
-                        self.add(e, &v);
+                    if let Some(e) = self.shard(&k).get_mut(&k) {
+                        self.add(&k, e, &v);
                     }
                 }
                 1 => {
                     let k = K::get(r);
+                    let mut m = self.shard(&k);
                     if let Some(e) = m.get_mut(&k) {
                         e.readers = e.readers.saturating_sub(1);
                         if e.readers == 0 {
@@ -308,6 +373,7 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
                     let k = K::get(r);
                     let v = Option::<V>::get(r);
                     let (expected, missing, readers): (u32, u32, u32) = Wire::get(r);
+                    let mut m = self.shard(&k);
                     match m.get_mut(&k) {
                         // Contributions made on several ranks in one
                         // round: none can have been taken yet.
@@ -324,10 +390,13 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
                             e.missing = (before + missing).saturating_sub(e.expected);
                             e.readers = e.readers.min(readers);
                             if e.missing == 0 && before > 0 {
-                                self.completed();
+                                self.completed(&k);
                             }
                         }
                         None => {
+                            if missing == 0 {
+                                self.completed(&k);
+                            }
                             m.insert(
                                 k,
                                 Entry {
@@ -338,9 +407,6 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
                                     shared: true,
                                 },
                             );
-                            if missing == 0 {
-                                self.completed();
-                            }
                         }
                     }
                 }
@@ -358,12 +424,90 @@ pub struct Outcome {
     pub unclaimed: usize,
 }
 
-struct Shared {
+/// The replay's schedule: the passes that can run, and the parked ones
+/// with what they wait for (a value's key, or anything new).
+struct Sched<K> {
+    ready: VecDeque<usize>,
+    by_key: crate::fasthash::FastMap<K, Vec<usize>>,
+    any: Vec<usize>,
+    /// A parked pass's blocked event time; `None` for the others.
+    parked: Vec<Option<f64>>,
+    /// Passes to force at their next run.
+    force: Vec<bool>,
+    /// The worker that last ran each pass: it runs it again if it can,
+    /// its memory being in that worker's caches.
+    home: Vec<usize>,
+    forced: u64,
+    /// Passes being run.
+    running: usize,
+    /// Workers asleep on the board's `cond`.
+    sleeping: usize,
     finished: bool,
-    /// The board version each idle worker last scanned at; `None` while it
-    /// works.
-    idle_at: Vec<Option<u64>>,
-    blocked: Vec<Option<f64>>,
+}
+
+impl<K> Default for Sched<K> {
+    fn default() -> Self {
+        Sched {
+            ready: VecDeque::new(),
+            by_key: Default::default(),
+            any: Vec::new(),
+            parked: Vec::new(),
+            force: Vec::new(),
+            home: Vec::new(),
+            forced: 0,
+            running: 0,
+            sleeping: 0,
+            finished: false,
+        }
+    }
+}
+
+impl<K: Eq + Hash> Sched<K> {
+    /// Every one of `n` passes ready to run, each worker of `workers`
+    /// first given a contiguous run of them (neighbouring locations, such
+    /// as ranks that exchange most or threads of one process, exchange
+    /// most).
+    fn start(&mut self, n: usize, workers: usize) {
+        *self = Sched {
+            ready: (0..n).collect(),
+            parked: vec![None; n],
+            force: vec![false; n],
+            home: (0..n).map(|i| i * workers / n.max(1)).collect(),
+            finished: n == 0,
+            ..Sched::default()
+        };
+    }
+
+    /// The parked pass with the least (blocked time, location), `ids`
+    /// giving each pass's location.
+    fn earliest(&self, ids: &[usize]) -> Option<(f64, usize)> {
+        self.parked
+            .iter()
+            .zip(ids)
+            .filter_map(|(b, &loc)| b.map(|t| (t, loc)))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+    }
+
+    /// The next pass for worker `w` to run: its own first, else any.
+    fn next(&mut self, w: usize) -> Option<usize> {
+        let at = self.ready.iter().position(|&i| self.home[i] == w);
+        let i = self.ready.remove(at.unwrap_or(0))?;
+        self.home[i] = w;
+        Some(i)
+    }
+
+    /// Unparks pass `i` to run it without what it waits for.
+    fn force(&mut self, i: usize) {
+        self.parked[i] = None;
+        self.any.retain(|&j| j != i);
+        self.by_key.retain(|_, v| {
+            v.retain(|&j| j != i);
+            !v.is_empty()
+        });
+        self.force[i] = true;
+        self.forced += 1;
+        self.ready.push_back(i);
+    }
 }
 
 /// Replays `passes` (every location, in location order) to the end with
@@ -389,36 +533,20 @@ pub fn run_share<P: Pass>(
         #[cfg(feature = "mpi")]
         Executor::Mpi => return run_ranks(passes, ids, board),
     };
-    let force: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
-    let forced = AtomicU64::new(0);
-    let shared = Mutex::new(Shared {
-        finished: n == 0,
-        idle_at: vec![None; workers],
-        blocked: vec![None; n],
-    });
-    // Worker w owns a contiguous run of the passes: neighbouring locations
-    // (ranks that exchange most, threads of one process) stay on one
-    // worker, so fewer waits cross workers.
-    let mut parts: Vec<Vec<(usize, &mut P)>> = (0..workers).map(|_| Vec::new()).collect();
-    for (i, p) in passes.iter_mut().enumerate() {
-        parts[i * workers / n.max(1)].push((i, p));
-    }
-    let work = |w: usize, mine: Vec<(usize, &mut P)>| {
-        worker(w, mine, board, &force, &forced, &shared);
-    };
+    lock(&board.sched).start(n, workers);
+    let passes: Vec<Mutex<&mut P>> = passes.iter_mut().map(Mutex::new).collect();
     if workers == 1 {
-        for mine in parts {
-            work(0, mine);
-        }
+        worker(0, &passes, ids, board);
     } else {
         std::thread::scope(|s| {
-            for (w, mine) in parts.into_iter().enumerate() {
-                s.spawn(move || work(w, mine));
+            for w in 0..workers {
+                let passes = &passes;
+                s.spawn(move || worker(w, passes, ids, board));
             }
         });
     }
     Outcome {
-        forced: forced.load(Ordering::Relaxed),
+        forced: lock(&board.sched).forced,
         unclaimed: board.pending(),
     }
 }
@@ -432,42 +560,32 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
     }
     board.start_log(ids);
     crate::wire::chain_numbers(true);
-    let mut done = vec![false; passes.len()];
-    let mut blocked: Vec<Option<f64>> = vec![None; passes.len()];
+    lock(&board.sched).start(passes.len(), 1);
     let mut forced = 0u64;
     let me = crate::mpi::rank();
     let mut stats = ExchangeStats::default();
     let started = std::time::Instant::now();
     loop {
+        // Run what can run here, then tell the others.
         loop {
-            let seen = board.version.load(Ordering::SeqCst);
-            let mut progressed = false;
-            for (j, p) in passes.iter_mut().enumerate() {
-                if done[j] {
-                    continue;
-                }
-                let (status, moved) = p.resume(board);
-                progressed |= moved;
-                match status {
-                    Status::Done => {
-                        done[j] = true;
-                        blocked[j] = None;
-                    }
-                    Status::Blocked { at_ns } => blocked[j] = Some(at_ns),
-                }
-            }
-            if !progressed && board.version.load(Ordering::SeqCst) == seen {
+            let Some(i) = lock(&board.sched).ready.pop_front() else {
                 break;
+            };
+            let p = &mut passes[i];
+            if std::mem::take(&mut lock(&board.sched).force[i]) {
+                p.force();
+            }
+            let seen = board.version.load(Ordering::SeqCst);
+            if let (Status::Blocked { at_ns }, _) = p.resume(board) {
+                board.park(i, at_ns, p.waiting_for(), seen);
             }
         }
         // Header: contributions made, then the earliest blocked event
         // (time, location) if any; then the operations.
         let (ops, posts) = board.drain_log();
-        let earliest = blocked
-            .iter()
-            .zip(ids)
-            .filter_map(|(b, &i)| b.map(|t| (t, i as u64)))
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let earliest = lock(&board.sched)
+            .earliest(ids)
+            .map(|(t, loc)| (t, loc as u64));
         let mut msg = Vec::with_capacity(ops.len() + 32);
         posts.put(&mut msg);
         earliest.put(&mut msg);
@@ -509,8 +627,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
             Some((_, i)) => {
                 forced += 1;
                 if let Ok(j) = ids.binary_search(&(i as usize)) {
-                    blocked[j] = None;
-                    passes[j].force();
+                    lock(&board.sched).force(j);
                 }
             }
         }
@@ -551,120 +668,54 @@ struct ExchangeStats {
     waiting: f64,
 }
 
+/// Runs ready passes until the replay is over: each until it blocks, then
+/// parked until what it waits for comes. When nothing can run and no
+/// worker runs anything, the blocked event with the least (measured time,
+/// location) is forced, the choice any schedule comes to.
 fn worker<P: Pass>(
-    me: usize,
-    mut mine: Vec<(usize, &mut P)>,
+    w: usize,
+    passes: &[Mutex<&mut P>],
+    ids: &[usize],
     board: &Board<P::Key, P::Value>,
-    force: &[AtomicBool],
-    forced: &AtomicU64,
-    shared: &Mutex<Shared>,
 ) {
-    let mut done = vec![false; mine.len()];
-    let alone = lock(shared).idle_at.len() == 1;
+    let mut s = lock(&board.sched);
     loop {
-        let seen = board.version.load(Ordering::SeqCst);
-        let mut progressed = false;
-        for (j, (i, p)) in mine.iter_mut().enumerate() {
-            if done[j] {
-                continue;
-            }
-            if force[*i].swap(false, Ordering::SeqCst) {
-                p.force();
-            }
-            let (status, moved) = p.resume(board);
-            progressed |= moved;
-            let mut s = lock(shared);
-            match status {
-                Status::Done => {
-                    done[j] = true;
-                    s.blocked[*i] = None;
-                }
-                Status::Blocked { at_ns } => s.blocked[*i] = Some(at_ns),
-            }
-        }
-        if progressed {
-            continue;
-        }
-        // Another worker usually completes a value within microseconds:
-        // watch for it a while before going to sleep.
-        if !alone && spin_until_changed(&board.version, seen) {
-            continue;
-        }
-        // Posts notify under `wake` when there are sleepers, so counting
-        // in, checking the version and going to sleep under it loses no
-        // wake-up.
-        let mut w = lock(&board.wake);
-        board.sleepers.fetch_add(1, Ordering::SeqCst);
-        if board.version.load(Ordering::SeqCst) != seen {
-            board.sleepers.fetch_sub(1, Ordering::SeqCst);
-            continue;
-        }
-        let mut s = lock(shared);
         if s.finished {
-            board.sleepers.fetch_sub(1, Ordering::SeqCst);
             return;
         }
-        s.idle_at[me] = Some(seen);
-        // Stuck everywhere only if every worker is idle and has scanned
-        // since the last post.
-        if s.idle_at.iter().all(|v| *v == Some(seen)) {
-            s.idle_at[me] = None;
-            let pick = s
-                .blocked
-                .iter()
-                .enumerate()
-                .filter_map(|(i, b)| b.map(|t| (t, i)))
-                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            match pick {
-                None => s.finished = true,
-                Some((_, i)) => {
-                    s.blocked[i] = None;
-                    force[i].store(true, Ordering::SeqCst);
-                    forced.fetch_add(1, Ordering::Relaxed);
-                    board.version.fetch_add(1, Ordering::SeqCst);
-                }
-            }
-            let finished = s.finished;
+        if let Some(i) = s.next(w) {
+            s.running += 1;
+            let force = std::mem::take(&mut s.force[i]);
             drop(s);
-            board.sleepers.fetch_sub(1, Ordering::SeqCst);
-            board.cond.notify_all();
-            if finished {
-                return;
+            let mut p = lock(&passes[i]);
+            if force {
+                p.force();
             }
+            let seen = board.version.load(Ordering::SeqCst);
+            let (status, _) = p.resume(board);
+            if let Status::Blocked { at_ns } = status {
+                board.park(i, at_ns, p.waiting_for(), seen);
+            }
+            drop(p);
+            s = lock(&board.sched);
+            s.running -= 1;
             continue;
         }
-        drop(s);
-        loop {
-            w = board.cond.wait(w).unwrap_or_else(|e| e.into_inner());
-            let mut s = lock(shared);
-            if s.finished {
-                board.sleepers.fetch_sub(1, Ordering::SeqCst);
-                return;
+        if s.running > 0 {
+            s.sleeping += 1;
+            s = board.cond.wait(s).unwrap_or_else(|e| e.into_inner());
+            s.sleeping -= 1;
+            continue;
+        }
+        match s.earliest(ids) {
+            Some((_, loc)) => {
+                let i = ids.binary_search(&loc).expect("a pass of this share");
+                s.force(i);
             }
-            if board.version.load(Ordering::SeqCst) != seen {
-                s.idle_at[me] = None;
-                break;
+            None => {
+                s.finished = true;
+                board.cond.notify_all();
             }
         }
-        board.sleepers.fetch_sub(1, Ordering::SeqCst);
     }
 }
-
-/// Spins briefly while `version` is still `seen`; true once it changed.
-fn spin_until_changed(version: &AtomicU64, seen: u64) -> bool {
-    for i in 0..SPINS {
-        if version.load(Ordering::SeqCst) != seen {
-            return true;
-        }
-        if i % 64 == 63 {
-            std::thread::yield_now();
-        } else {
-            std::hint::spin_loop();
-        }
-    }
-    false
-}
-
-/// Checks of the board's version before an idle worker sleeps: some tens
-/// of microseconds.
-const SPINS: u32 = 4096;

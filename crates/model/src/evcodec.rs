@@ -449,7 +449,33 @@ pub fn walk_records(
 /// Reads the record at byte `i` of a block's records: its delta (ticks
 /// since the previous record), the record and the byte after it.
 #[inline(always)]
-pub fn read_record(buf: &[u8], mut i: usize) -> Result<(u64, Record, usize), Error> {
+pub fn read_record(buf: &[u8], i: usize) -> Result<(u64, Record, usize), Error> {
+    // Enters and leaves, most records, take a short path that the caller
+    // inlines; the rest go through `read_other`.
+    if i.checked_add(MAX_RECORD)
+        .is_some_and(|end| end <= buf.len())
+    {
+        // Safety: a head and a region take at most 18 bytes, within the
+        // MAX_RECORD bytes at `i`.
+        let p = unsafe { buf.as_ptr().add(i) };
+        let (head, n) = unsafe { pv::get_unchecked(p) };
+        match head & 3 {
+            TAG_LEAVE => return Ok((head >> 2, Record::Leave, i + n)),
+            TAG_ENTER => {
+                let (region, m) = unsafe { pv::get_unchecked(p.add(n)) };
+                if let Ok(region) = u32::try_from(region) {
+                    return Ok((head >> 2, Record::Enter(region), i + n + m));
+                }
+            }
+            _ => {}
+        }
+    }
+    read_other(buf, i)
+}
+
+/// [`read_record`] for any record, with every length checked.
+#[inline(never)]
+fn read_other(buf: &[u8], mut i: usize) -> Result<(u64, Record, usize), Error> {
     let at = i;
     let (head, n) = pv::get_at(buf, i).ok_or_else(|| bad("record cut short", at))?;
     i += n;

@@ -341,6 +341,8 @@ pub struct LocPass<'a> {
     need: Option<Need>,
     ready: bool,
     force: bool,
+    /// The key it waits for while blocked.
+    missing: Option<Key>,
     prev: Option<f64>,
     stack: Vec<Frame>,
     /// The last top-level region entered and its call path.
@@ -476,6 +478,7 @@ impl<'a> LocPass<'a> {
             need: None,
             ready: false,
             force: false,
+            missing: None,
             prev: None,
             stack: Vec::new(),
             root_child: (0, 0),
@@ -1201,7 +1204,10 @@ impl<'a> LocPass<'a> {
                     }
                     self.need = None;
                 }
-                None => return false,
+                None => {
+                    self.missing = Some(key);
+                    return false;
+                }
             }
         }
         if matches!(
@@ -1247,7 +1253,12 @@ impl<'a> LocPass<'a> {
                         self.res.unmatched += 1;
                         continue;
                     }
-                    None => return !wait,
+                    None => {
+                        if wait {
+                            self.missing = Some(key);
+                        }
+                        return !wait;
+                    }
                 }
             }
             let p = self.pending.pop_front().expect("front exists");
@@ -1349,5 +1360,9 @@ impl Pass for LocPass<'_> {
 
     fn force(&mut self) {
         self.force = true;
+    }
+
+    fn waiting_for(&self) -> Option<Key> {
+        self.missing
     }
 }

@@ -129,6 +129,8 @@ pub struct LocPass<'a> {
     pub requests: Vec<(usize, f64)>,
     cur: Current,
     force: bool,
+    /// The key it waits for while blocked.
+    missing: Option<Key>,
     /// Measured and approximated time of the previous event, and the cost
     /// of its probe.
     prev: Option<(f64, f64, f64)>,
@@ -173,6 +175,7 @@ impl<'a> LocPass<'a> {
             syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
             cur: Current::default(),
             force: false,
+            missing: None,
             prev: None,
             flushing: false,
             send_seq: FastMap::default(),
@@ -340,7 +343,10 @@ impl<'a> LocPass<'a> {
                 None if self.force => {
                     self.stats.unmatched += 1;
                 }
-                None => return false,
+                None => {
+                    self.missing = Some(key);
+                    return false;
+                }
             }
         }
         self.force = false;
@@ -539,5 +545,9 @@ impl Pass for LocPass<'_> {
 
     fn force(&mut self) {
         self.force = true;
+    }
+
+    fn waiting_for(&self) -> Option<Key> {
+        self.missing
     }
 }
