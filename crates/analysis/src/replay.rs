@@ -104,16 +104,18 @@ pub struct Board<K, V> {
 
 /// What other ranks must learn at the next exchange: the keys of entries
 /// made since the last one (sent whole, as they are then, if still held:
-/// one taken by all its readers on this rank is never sent), and encoded
-/// operations on shared entries: tag 0, a contribution (key, value);
-/// tag 1, a take (key).
+/// one taken by all its readers on this rank is never sent), the
+/// contributions to shared entries, merged per key (tag 0: key, count,
+/// value), and the takes of shared entries (tag 1: key), encoded.
 struct Log<K, V> {
     fresh: Vec<K>,
+    /// Contributions to shared entries since the last exchange: merged
+    /// value and how many.
+    merged: crate::fasthash::FastMap<K, (V, u32)>,
     /// Ranks whose locations are all on this analysis rank.
     whole: Share,
     buf: Vec<u8>,
     contributions: u64,
-    put: Option<fn(&K, &V, &mut Vec<u8>)>,
     key: Option<fn(&K, &mut Vec<u8>)>,
 }
 
@@ -141,10 +143,10 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             logging: AtomicBool::new(false),
             log: Mutex::new(Log {
                 fresh: Vec::new(),
+                merged: Default::default(),
                 whole: Share::default(),
                 buf: Vec::new(),
                 contributions: 0,
-                put: None,
                 key: None,
             }),
         }
@@ -189,25 +191,31 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             }
         };
         if e.shared {
+            // Merged before sending: a merge does not depend on order, and
+            // only the merged value's parts travel.
             let mut l = lock(&self.log);
-            let l = &mut *l;
-            if let Some(put) = l.put {
-                l.buf.push(0);
-                put(&key, &value, &mut l.buf);
-                l.contributions += 1;
+            match l.merged.get_mut(&key) {
+                Some((v, n)) => {
+                    (self.combine)(v, &value);
+                    *n += 1;
+                }
+                None => {
+                    l.merged.insert(key.clone(), (value.clone(), 1));
+                }
             }
+            l.contributions += 1;
         }
-        self.add(&key, e, &value);
+        self.add(&key, e, &value, 1);
     }
 
     /// Merges one contribution into `e`; wakes waiting workers when that
     /// completes it.
-    fn add(&self, key: &K, e: &mut Entry<V>, value: &V) {
+    fn add(&self, key: &K, e: &mut Entry<V>, value: &V, count: u32) {
         match &mut e.value {
             Some(v) => (self.combine)(v, value),
             None => e.value = Some(value.clone()),
         }
-        e.missing = e.missing.saturating_sub(1);
+        e.missing = e.missing.saturating_sub(count);
         if e.missing == 0 {
             self.completed(key);
         }
@@ -297,10 +305,6 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     fn start_log(&self, share: &Share) {
         let mut l = lock(&self.log);
         l.whole = share.clone();
-        l.put = Some(|k, v, out| {
-            k.put(out);
-            v.put(out);
-        });
         l.key = Some(|k, out| k.put(out));
         self.logging.store(true, Ordering::SeqCst);
     }
@@ -310,17 +314,28 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// value, expected, missing, readers left), which become shared; and
     /// how many contributions that is (none: nothing new).
     fn drain_log(&self) -> (Vec<u8>, u64) {
-        let (mut out, mut contributions, fresh, whole) = {
+        let (merged, takes, mut contributions, fresh, whole) = {
             let mut l = lock(&self.log);
             (
+                std::mem::take(&mut l.merged),
                 std::mem::take(&mut l.buf),
                 std::mem::take(&mut l.contributions),
                 std::mem::take(&mut l.fresh),
                 l.whole.clone(),
             )
         };
-        // Operations first: they were encoded first, and a chain node they
-        // sent may be named by number in an entry below.
+        // Contributions before takes: a rank takes a value only once its
+        // own contributions are in. Both before the new entries, which the
+        // receiver decodes after them (chain nodes are named in the order
+        // they are encoded).
+        let mut out = Vec::new();
+        for (k, (v, n)) in merged {
+            out.push(0);
+            k.put(&mut out);
+            n.put(&mut out);
+            v.put(&mut out);
+        }
+        out.extend_from_slice(&takes);
         for k in fresh {
             let mut m = self.shard(&k);
             let Some(e) = m.get_mut(&k) else { continue };
@@ -354,9 +369,10 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
             match u8::get(r) {
                 0 => {
                     let k = K::get(r);
+                    let n = u32::get(r);
                     let v = V::get(r);
                     if let Some(e) = self.shard(&k).get_mut(&k) {
-                        self.add(&k, e, &v);
+                        self.add(&k, e, &v, n);
                     }
                 }
                 1 => {
@@ -559,10 +575,10 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
         return run(passes, board, Executor::Sequential);
     }
     board.start_log(ids);
-    crate::wire::chain_numbers(true);
+    let me = crate::mpi::rank();
+    crate::wire::chain_numbers(Some(me as u32));
     lock(&board.sched).start(passes.len(), 1);
     let mut forced = 0u64;
-    let me = crate::mpi::rank();
     let mut stats = ExchangeStats::default();
     let started = std::time::Instant::now();
     loop {
@@ -616,7 +632,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
         // Numbers given to chain nodes are forgotten now and then, by
         // every rank at the same round.
         if stats.rounds % 1024 == 0 {
-            crate::wire::chain_numbers(true);
+            crate::wire::chain_numbers(Some(me as u32));
         }
         if total > 0 {
             continue;
@@ -632,7 +648,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
             }
         }
     }
-    crate::wire::chain_numbers(false);
+    crate::wire::chain_numbers(None);
     // Values never taken: those every rank holds, and each rank's own.
     let (shared, own) = board.held();
     let unclaimed = shared

@@ -475,16 +475,21 @@ impl Wire for Pattern {
 fields!(Chain { base, seg, depth });
 fields!(Interval { comp, waits });
 
-/// Chain nodes already sent, while a replay across ranks runs: nodes are
-/// immutable and every post shares its past with the previous one, so a
-/// node travels once and is named by its number after that. Every rank
-/// receives every rank's messages, so all know the same numbers.
+/// Chain nodes already sent or received, while a replay across ranks runs:
+/// nodes are immutable and every post shares its past with the previous
+/// one, so a node travels once and is named by (the rank that first sent
+/// it, its number there) after that, by whichever rank sends it on. Every
+/// rank receives every rank's messages, so all know the same names.
 struct Chains {
-    /// By address: the number and the node (kept, so that the address is
+    /// By address: the name and the node (kept, so that the address is
     /// not reused while it names the node).
-    sent: HashMap<usize, (u64, Arc<Chain>)>,
-    /// By (sending rank, number).
+    named: HashMap<usize, ((u32, u64), Arc<Chain>)>,
+    /// By name.
     got: HashMap<(u32, u64), Arc<Chain>>,
+    /// Nodes this rank has named.
+    count: u64,
+    /// This rank.
+    me: u32,
     /// The rank whose message is being decoded.
     from: u32,
 }
@@ -493,15 +498,17 @@ thread_local! {
     static CHAINS: std::cell::RefCell<Option<Chains>> = const { std::cell::RefCell::new(None) };
 }
 
-/// Starts (`true`) or ends naming chain nodes by number on this thread;
-/// every rank does it at the same round, and starting again forgets every
-/// number (which bounds the tables).
+/// Starts (`Some(rank)`, this rank) or ends (`None`) naming chain nodes on
+/// this thread; every rank does it at the same round, and starting again
+/// forgets every name (which bounds the tables).
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-pub(crate) fn chain_numbers(on: bool) {
+pub(crate) fn chain_numbers(me: Option<u32>) {
     CHAINS.with(|c| {
-        *c.borrow_mut() = on.then(|| Chains {
-            sent: HashMap::new(),
+        *c.borrow_mut() = me.map(|me| Chains {
+            named: HashMap::new(),
             got: HashMap::new(),
+            count: 0,
+            me,
             from: 0,
         })
     });
@@ -525,12 +532,14 @@ fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
     let known = CHAINS.with(|t| {
         let mut t = t.borrow_mut();
         let t = t.as_mut()?;
-        let n = t.sent.len() as u64;
-        match t.sent.entry(Arc::as_ptr(c) as usize) {
+        match t.named.entry(Arc::as_ptr(c) as usize) {
             std::collections::hash_map::Entry::Occupied(e) => Some((e.get().0, true)),
             std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert((n, c.clone()));
-                Some((n, false))
+                let name = (t.me, t.count);
+                t.count += 1;
+                e.insert((name, c.clone()));
+                t.got.insert(name, c.clone());
+                Some((name, false))
             }
         }
     });
@@ -539,11 +548,11 @@ fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
             out.push(1);
             c.put(out);
         }
-        Some((n, true)) => {
+        Some((name, true)) => {
             out.push(2);
-            n.put(out);
+            name.put(out);
         }
-        Some((n, false)) => {
+        Some(((_, n), false)) => {
             out.push(3);
             n.put(out);
             c.seg.put(out);
@@ -561,8 +570,8 @@ fn get_chain(r: &mut Reader<'_>) -> Option<Arc<Chain>> {
         0 => None,
         1 => Some(Arc::get(r)),
         2 => {
-            let n = u64::get(r);
-            table(&mut |t| Some(t.got[&(t.from, n)].clone()))
+            let name: (u32, u64) = Wire::get(r);
+            table(&mut |t| Some(t.got[&name].clone()))
         }
         _ => {
             let n = u64::get(r);
@@ -571,7 +580,9 @@ fn get_chain(r: &mut Reader<'_>) -> Option<Arc<Chain>> {
             let base = get_chain(r);
             let c = Arc::new(Chain { base, seg, depth });
             table(&mut |t| {
-                t.got.insert((t.from, n), c.clone());
+                let name = (t.from, n);
+                t.named.insert(Arc::as_ptr(&c) as usize, (name, c.clone()));
+                t.got.insert(name, c.clone());
                 None
             });
             Some(c)
