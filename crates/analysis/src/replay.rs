@@ -735,3 +735,143 @@ fn worker<P: Pass>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Route for u64 {}
+
+    /// A scripted pass: posts and takes at given measured times.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Post(u64, u64),
+        Take(u64),
+        /// Blocks without naming what it waits for, until `key` is there.
+        Poll(u64),
+    }
+
+    #[derive(Clone, Debug)]
+    struct Script {
+        ops: Vec<(f64, Op)>,
+        at: usize,
+        force: bool,
+        missing: Option<u64>,
+        /// What each take got (`None`: forced).
+        got: Vec<Option<u64>>,
+    }
+
+    impl Script {
+        fn new(ops: Vec<(f64, Op)>) -> Script {
+            Script {
+                ops,
+                at: 0,
+                force: false,
+                missing: None,
+                got: Vec::new(),
+            }
+        }
+    }
+
+    impl Pass for Script {
+        type Key = u64;
+        type Value = u64;
+
+        fn resume(&mut self, board: &Board<u64, u64>) -> (Status, bool) {
+            let mut moved = false;
+            while let Some((t, op)) = self.ops.get(self.at).cloned() {
+                match op {
+                    Op::Post(k, v) => board.post(k, v, 1),
+                    Op::Take(k) | Op::Poll(k) => match board.take(&k) {
+                        Some(v) => self.got.push(Some(v)),
+                        None if self.force => self.got.push(None),
+                        None => {
+                            self.missing = matches!(op, Op::Take(_)).then_some(k);
+                            return (Status::Blocked { at_ns: t }, moved);
+                        }
+                    },
+                }
+                self.force = false;
+                self.at += 1;
+                moved = true;
+            }
+            (Status::Done, moved)
+        }
+
+        fn force(&mut self) {
+            self.force = true;
+        }
+
+        fn waiting_for(&self) -> Option<u64> {
+            self.missing
+        }
+    }
+
+    fn replay(scripts: &[Script], exec: Executor) -> (Vec<Vec<Option<u64>>>, Outcome) {
+        let mut passes = scripts.to_vec();
+        let board = Board::new(|a: &mut u64, b: &u64| *a += *b);
+        let outcome = run(&mut passes, &board, exec);
+        (passes.into_iter().map(|p| p.got).collect(), outcome)
+    }
+
+    /// Every executor gives the sequential result.
+    fn check(scripts: &[Script]) -> (Vec<Vec<Option<u64>>>, Outcome) {
+        let seq = replay(scripts, Executor::Sequential);
+        for k in [2, 3, 8] {
+            assert_eq!(replay(scripts, Executor::Threads(k)), seq, "{k} threads");
+        }
+        seq
+    }
+
+    #[test]
+    fn a_pipeline_passes_values_along() {
+        // Pass i takes what pass i-1 posted and posts it on, plus i.
+        let n = 40u64;
+        let mut scripts = vec![Script::new(vec![(0.0, Op::Post(0, 1))])];
+        for i in 1..n {
+            let ops = (0..50u64)
+                .flat_map(|r| {
+                    let key = |j: u64| 1000 * r + j;
+                    let t = r as f64;
+                    let mut v = vec![(t, Op::Take(key(i - 1)))];
+                    v.push((t, Op::Post(key(i), i)));
+                    v
+                })
+                .collect();
+            scripts.push(Script::new(ops));
+        }
+        for r in 1..50u64 {
+            scripts[0].ops.push((r as f64, Op::Post(1000 * r, 1)));
+        }
+        let (got, outcome) = check(&scripts);
+        assert_eq!(outcome.forced, 0);
+        assert_eq!(outcome.unclaimed, 50, "the last pass's posts go unread");
+        assert_eq!(got[5], vec![Some(4); 50]);
+    }
+
+    #[test]
+    fn a_cycle_is_broken_at_its_earliest_event() {
+        // Each waits for the other: the earlier wait (pass 1, at 3 ns) is
+        // forced, then pass 0 gets its value.
+        let scripts = vec![
+            Script::new(vec![(5.0, Op::Take(1)), (6.0, Op::Post(0, 7))]),
+            Script::new(vec![(3.0, Op::Take(0)), (4.0, Op::Post(1, 9))]),
+        ];
+        let (got, outcome) = check(&scripts);
+        assert_eq!(got, vec![vec![Some(9)], vec![None]]);
+        assert_eq!(outcome.forced, 1);
+        assert_eq!(outcome.unclaimed, 1, "pass 0's post comes too late");
+    }
+
+    #[test]
+    fn a_pass_that_names_no_key_is_woken_by_any_value() {
+        let scripts = vec![
+            Script::new(vec![(1.0, Op::Poll(3)), (2.0, Op::Take(4))]),
+            Script::new(vec![(0.5, Op::Post(9, 1)), (0.6, Op::Post(3, 2))]),
+            Script::new(vec![(0.7, Op::Take(9)), (0.8, Op::Post(4, 5))]),
+        ];
+        let (got, outcome) = check(&scripts);
+        assert_eq!(got, vec![vec![Some(2), Some(5)], vec![], vec![Some(1)]]);
+        assert_eq!(outcome, Outcome::default());
+    }
+}
