@@ -436,14 +436,23 @@ pub fn walk_records(
     time: &mut u64,
     mut out: impl FnMut(u64, Record),
 ) -> Result<(), Error> {
+    let mut t = *time;
     let mut i = 0;
-    while i < buf.len() {
-        let (delta, rec, end) = read_record(buf, i)?;
-        *time = time.saturating_add(delta);
-        i = end;
-        out(*time, rec);
-    }
-    Ok(())
+    let r = loop {
+        if i >= buf.len() {
+            break Ok(());
+        }
+        match read_record(buf, i) {
+            Ok((delta, rec, end)) => {
+                t = t.saturating_add(delta);
+                i = end;
+                out(t, rec);
+            }
+            Err(e) => break Err(e),
+        }
+    };
+    *time = t;
+    r
 }
 
 /// Reads the record at byte `i` of a block's records: its delta (ticks
