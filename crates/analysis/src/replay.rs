@@ -243,30 +243,38 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
     /// Parks pass `i`, blocked at measured time `at_ns` waiting for `key`
     /// (or for anything, if `None`, after the board's version `seen`),
     /// unless what it waits for came in the meantime; then it can run again.
-    fn park(&self, i: usize, at_ns: f64, key: Option<K>, seen: u64) {
+    /// Returns the schedule, locked.
+    fn park(&self, i: usize, at_ns: f64, key: Option<K>, seen: u64) -> MutexGuard<'_, Sched<K>> {
         // A completion of `key` happens under its shard's lock, and any
-        // completion under some shard's lock: held here until parked.
-        let _m = match &key {
-            Some(k) => vec![self.shard(k)],
-            None => self.map.iter().map(lock).collect(),
-        };
+        // completion under some shard's lock: held until the schedule is.
+        let mut s;
         let here = match &key {
-            Some(k) => _m[0].get(k).is_some_and(|e| e.missing == 0),
-            None => self.version.load(Ordering::SeqCst) != seen,
+            Some(k) => {
+                let m = self.shard(k);
+                let here = m.get(k).is_some_and(|e| e.missing == 0);
+                s = lock(&self.sched);
+                here
+            }
+            None => {
+                let _all: Vec<_> = self.map.iter().map(lock).collect();
+                let here = self.version.load(Ordering::SeqCst) != seen;
+                s = lock(&self.sched);
+                here
+            }
         };
-        let mut s = lock(&self.sched);
         if here {
             s.ready.push_back(i);
             if s.sleeping > 0 {
                 self.cond.notify_all();
             }
-            return;
+            return s;
         }
         s.parked[i] = Some(at_ns);
         match key {
             Some(k) => s.by_key.entry(k).or_default().push(i),
             None => s.any.push(i),
         }
+        s
     }
 
     /// Takes the complete value under `key`, if it is there.
@@ -593,7 +601,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
             }
             let seen = board.version.load(Ordering::SeqCst);
             if let (Status::Blocked { at_ns }, _) = p.resume(board) {
-                board.park(i, at_ns, p.waiting_for(), seen);
+                drop(board.park(i, at_ns, p.waiting_for(), seen));
             }
         }
         // Header: contributions made, then the earliest blocked event
@@ -708,12 +716,11 @@ fn worker<P: Pass>(
                 p.force();
             }
             let seen = board.version.load(Ordering::SeqCst);
-            let (status, _) = p.resume(board);
-            if let Status::Blocked { at_ns } = status {
-                board.park(i, at_ns, p.waiting_for(), seen);
-            }
+            s = match p.resume(board).0 {
+                Status::Blocked { at_ns } => board.park(i, at_ns, p.waiting_for(), seen),
+                Status::Done => lock(&board.sched),
+            };
             drop(p);
-            s = lock(&board.sched);
             s.running -= 1;
             continue;
         }
