@@ -49,24 +49,24 @@ impl Executor {
     /// The locations of `locs` whose passes this process runs, ascending:
     /// all of them, or under MPI this rank's share.
     pub fn share(&self, locs: &[Loc]) -> Share {
+        let bytes = || locs.iter().map(|l| l.bytes).collect::<Vec<u64>>();
         match *self {
             #[cfg(feature = "mpi")]
             Executor::Mpi => {
-                let bytes: Vec<u64> = locs.iter().map(|l| l.bytes).collect();
-                let owner = assign(&bytes, crate::mpi::size());
-                let me = crate::mpi::rank();
-                let ids: Vec<usize> = (0..locs.len()).filter(|&i| owner[i] == me).collect();
-                let split: Vec<u32> = (0..locs.len())
-                    .filter(|&i| owner[i] != me)
-                    .map(|i| locs[i].rank)
+                let owner = assign(&bytes(), crate::mpi::size());
+                Share::owned(locs, &owner, crate::mpi::rank())
+            }
+            // The pool's workers replay contiguous parts, each against its
+            // own board, as the ranks of an MPI job do: a worker's memory
+            // stays its own.
+            Executor::Threads(k) if k > 1 && locs.len() > 1 => {
+                let owner = assign(&bytes(), k);
+                let mut all = Share::all(locs.len());
+                all.parts = (0..k)
+                    .map(|w| Share::owned(locs, &owner, w))
+                    .filter(|p| !p.ids.is_empty())
                     .collect();
-                let mut whole: Vec<u32> = ids
-                    .iter()
-                    .map(|&i| locs[i].rank)
-                    .filter(|r| !split.contains(r))
-                    .collect();
-                whole.dedup();
-                Share { ids, whole }
+                all
             }
             _ => Share::all(locs.len()),
         }
@@ -173,6 +173,9 @@ pub struct Share {
     ids: Vec<usize>,
     /// Ranks whose traced locations are all in the share, ascending.
     whole: Vec<u32>,
+    /// How a thread pool divides the share: contiguous parts in order,
+    /// covering it (none: one worker, or workers sharing one board).
+    pub(crate) parts: Vec<Share>,
 }
 
 impl Share {
@@ -181,7 +184,42 @@ impl Share {
         Share {
             ids: (0..n).collect(),
             whole: Vec::new(),
+            parts: Vec::new(),
         }
+    }
+
+    /// The locations that `owner` gives to `me`.
+    fn owned(locs: &[Loc], owner: &[usize], me: usize) -> Share {
+        let ids: Vec<usize> = (0..locs.len()).filter(|&i| owner[i] == me).collect();
+        let split: Vec<u32> = (0..locs.len())
+            .filter(|&i| owner[i] != me)
+            .map(|i| locs[i].rank)
+            .collect();
+        let mut whole: Vec<u32> = ids
+            .iter()
+            .map(|&i| locs[i].rank)
+            .filter(|r| !split.contains(r))
+            .collect();
+        whole.dedup();
+        Share {
+            ids,
+            whole,
+            parts: Vec::new(),
+        }
+    }
+
+    /// The share cut into `k` contiguous parts of about equal counts, for
+    /// passes that come without their locations (no rank is whole in any).
+    pub(crate) fn split(&self, k: usize) -> Vec<Share> {
+        let n = self.ids.len();
+        let k = k.clamp(1, n.max(1));
+        (0..k)
+            .map(|w| Share {
+                ids: self.ids[w * n / k..(w + 1) * n / k].to_vec(),
+                whole: Vec::new(),
+                parts: Vec::new(),
+            })
+            .collect()
     }
 
     /// Whether every traced location of `rank` is in the share (a value

@@ -45,7 +45,4 @@ impl Hasher for WordHasher {
 }
 
 /// A `HashMap` with [`WordHasher`].
-pub type FastMap<K, V> = std::collections::HashMap<K, V, FastBuild>;
-
-/// The hasher builder of [`FastMap`].
-pub type FastBuild = BuildHasherDefault<WordHasher>;
+pub type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<WordHasher>>;

@@ -18,7 +18,9 @@
 //! independent of the schedule.
 //!
 //! Under the MPI executor each rank replays its share of the locations
-//! against its own board ([`run_share`]). Passes run until none of them can
+//! against its own board ([`run_share`]); the thread pool's workers do the
+//! same, with messages passed in memory, so that no worker touches the
+//! memory of another. Passes run until none of them can
 //! go on; then the ranks exchange everything posted and taken since the
 //! last round, so every board sees every contribution and every take and
 //! drops an entry once its last reader, wherever it runs, took it. A round
@@ -29,7 +31,7 @@
 use std::collections::VecDeque;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::executor::{Executor, Share};
 use crate::wire::{Reader, Wire};
@@ -89,14 +91,11 @@ struct Entry<V> {
 
 /// Values posted by passes for other passes.
 pub struct Board<K, V> {
-    /// The entries, in shards by key so that workers seldom contend.
-    map: Vec<Mutex<Entries<K, V>>>,
+    map: Mutex<Entries<K, V>>,
     combine: fn(&mut V, &V),
     version: AtomicU64,
     /// Which passes wait for what, and which can run.
     sched: Mutex<Sched<K>>,
-    /// Idle workers sleep on it, under `sched`.
-    cond: Condvar,
     /// Set while a replay across ranks runs.
     logging: AtomicBool,
     log: Mutex<Log<K, V>>,
@@ -121,9 +120,6 @@ struct Log<K, V> {
 
 type Entries<K, V> = crate::fasthash::FastMap<K, Entry<V>>;
 
-/// Shards of a board's entries (a power of two).
-const SHARDS: usize = 16;
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -133,13 +129,10 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
     /// which must not depend on their order (a maximum, a sum).
     pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
         Board {
-            map: (0..SHARDS)
-                .map(|_| Mutex::new(Default::default()))
-                .collect(),
+            map: Mutex::new(Default::default()),
             combine,
             version: AtomicU64::new(0),
             sched: Mutex::new(Sched::default()),
-            cond: Condvar::new(),
             logging: AtomicBool::new(false),
             log: Mutex::new(Log {
                 fresh: Vec::new(),
@@ -150,15 +143,6 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
                 key: None,
             }),
         }
-    }
-
-    /// The shard holding `key`'s entry, locked.
-    fn shard(&self, key: &K) -> MutexGuard<'_, Entries<K, V>> {
-        use std::hash::BuildHasher;
-        // Bits that a shard's own table uses neither for buckets (the
-        // low ones) nor for tags (the top seven).
-        let h = crate::fasthash::FastBuild::default().hash_one(key);
-        lock(&self.map[(h >> 32) as usize % SHARDS])
     }
 
     /// Posts `value` under `key` for `readers` takes.
@@ -174,7 +158,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             return;
         }
         let logging = self.logging.load(Ordering::Relaxed);
-        let mut m = self.shard(&key);
+        let mut m = lock(&self.map);
         let e = match m.get_mut(&key) {
             Some(e) => e,
             None => {
@@ -235,51 +219,35 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             s.parked[i] = None;
             s.ready.push_back(i);
         }
-        if s.sleeping > 0 && !s.ready.is_empty() {
-            self.cond.notify_all();
-        }
     }
 
     /// Parks pass `i`, blocked at measured time `at_ns` waiting for `key`
     /// (or for anything, if `None`, after the board's version `seen`),
     /// unless what it waits for came in the meantime; then it can run again.
-    /// Returns the schedule, locked.
-    fn park(&self, i: usize, at_ns: f64, key: Option<K>, seen: u64) -> MutexGuard<'_, Sched<K>> {
-        // A completion of `key` happens under its shard's lock, and any
-        // completion under some shard's lock: held until the schedule is.
-        let mut s;
+    fn park(&self, i: usize, at_ns: f64, key: Option<K>, seen: u64) {
+        // Completions happen under the entries' lock: held until the
+        // schedule is.
+        let m = lock(&self.map);
         let here = match &key {
-            Some(k) => {
-                let m = self.shard(k);
-                let here = m.get(k).is_some_and(|e| e.missing == 0);
-                s = lock(&self.sched);
-                here
-            }
-            None => {
-                let _all: Vec<_> = self.map.iter().map(lock).collect();
-                let here = self.version.load(Ordering::SeqCst) != seen;
-                s = lock(&self.sched);
-                here
-            }
+            Some(k) => m.get(k).is_some_and(|e| e.missing == 0),
+            None => self.version.load(Ordering::SeqCst) != seen,
         };
+        let mut s = lock(&self.sched);
+        drop(m);
         if here {
             s.ready.push_back(i);
-            if s.sleeping > 0 {
-                self.cond.notify_all();
-            }
-            return s;
+            return;
         }
         s.parked[i] = Some(at_ns);
         match key {
             Some(k) => s.by_key.entry(k).or_default().push(i),
             None => s.any.push(i),
         }
-        s
     }
 
     /// Takes the complete value under `key`, if it is there.
     pub fn take(&self, key: &K) -> Option<V> {
-        let mut m = self.shard(key);
+        let mut m = lock(&self.map);
         let e = m.get_mut(key)?;
         if e.missing > 0 {
             return None;
@@ -302,11 +270,10 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
 
     /// Entries still held (values posted but not taken by every reader).
     pub fn pending(&self) -> usize {
-        self.map.iter().map(|m| lock(m).len()).sum()
+        lock(&self.map).len()
     }
 }
 
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// Starts recording what other ranks must learn; values that only
     /// locations of `share` read stay here.
@@ -345,7 +312,7 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
         }
         out.extend_from_slice(&takes);
         for k in fresh {
-            let mut m = self.shard(&k);
+            let mut m = lock(&self.map);
             let Some(e) = m.get_mut(&k) else { continue };
             if e.shared || k.reader_rank().is_some_and(|r| whole.has_whole(r)) {
                 continue;
@@ -362,13 +329,9 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
 
     /// Entries held that every rank holds, and that only this one does.
     fn held(&self) -> (usize, usize) {
-        let (mut shared, mut all) = (0, 0);
-        for m in &self.map {
-            let m = lock(m);
-            shared += m.values().filter(|e| e.shared).count();
-            all += m.len();
-        }
-        (shared, all - shared)
+        let m = lock(&self.map);
+        let shared = m.values().filter(|e| e.shared).count();
+        (shared, m.len() - shared)
     }
 
     /// Applies another rank's news, in the order recorded.
@@ -379,13 +342,13 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
                     let k = K::get(r);
                     let n = u32::get(r);
                     let v = V::get(r);
-                    if let Some(e) = self.shard(&k).get_mut(&k) {
+                    if let Some(e) = lock(&self.map).get_mut(&k) {
                         self.add(&k, e, &v, n);
                     }
                 }
                 1 => {
                     let k = K::get(r);
-                    let mut m = self.shard(&k);
+                    let mut m = lock(&self.map);
                     if let Some(e) = m.get_mut(&k) {
                         e.readers = e.readers.saturating_sub(1);
                         if e.readers == 0 {
@@ -397,7 +360,7 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
                     let k = K::get(r);
                     let v = Option::<V>::get(r);
                     let (expected, missing, readers): (u32, u32, u32) = Wire::get(r);
-                    let mut m = self.shard(&k);
+                    let mut m = lock(&self.map);
                     match m.get_mut(&k) {
                         // Contributions made on several ranks in one
                         // round: none can have been taken yet.
@@ -458,15 +421,7 @@ struct Sched<K> {
     parked: Vec<Option<f64>>,
     /// Passes to force at their next run.
     force: Vec<bool>,
-    /// The worker that last ran each pass: it runs it again if it can,
-    /// its memory being in that worker's caches.
-    home: Vec<usize>,
     forced: u64,
-    /// Passes being run.
-    running: usize,
-    /// Workers asleep on the board's `cond`.
-    sleeping: usize,
-    finished: bool,
 }
 
 impl<K> Default for Sched<K> {
@@ -477,27 +432,18 @@ impl<K> Default for Sched<K> {
             any: Vec::new(),
             parked: Vec::new(),
             force: Vec::new(),
-            home: Vec::new(),
             forced: 0,
-            running: 0,
-            sleeping: 0,
-            finished: false,
         }
     }
 }
 
 impl<K: Eq + Hash> Sched<K> {
-    /// Every one of `n` passes ready to run, each worker of `workers`
-    /// first given a contiguous run of them (neighbouring locations, such
-    /// as ranks that exchange most or threads of one process, exchange
-    /// most).
-    fn start(&mut self, n: usize, workers: usize) {
+    /// Every one of `n` passes ready to run.
+    fn start(&mut self, n: usize) {
         *self = Sched {
             ready: (0..n).collect(),
             parked: vec![None; n],
             force: vec![false; n],
-            home: (0..n).map(|i| i * workers / n.max(1)).collect(),
-            finished: n == 0,
             ..Sched::default()
         };
     }
@@ -510,14 +456,6 @@ impl<K: Eq + Hash> Sched<K> {
             .zip(ids)
             .filter_map(|(b, &loc)| b.map(|t| (t, loc)))
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
-    }
-
-    /// The next pass for worker `w` to run: its own first, else any.
-    fn next(&mut self, w: usize) -> Option<usize> {
-        let at = self.ready.iter().position(|&i| self.home[i] == w);
-        let i = self.ready.remove(at.unwrap_or(0))?;
-        self.home[i] = w;
-        Some(i)
     }
 
     /// Unparks pass `i` to run it without what it waits for.
@@ -550,24 +488,33 @@ pub fn run_share<P: Pass>(
     exec: Executor,
 ) -> Outcome {
     assert_eq!(passes.len(), ids.len(), "one location index per pass");
-    let n = passes.len();
-    let workers = match exec {
-        Executor::Sequential => 1,
-        Executor::Threads(k) => k.clamp(1, n.max(1)),
-        #[cfg(feature = "mpi")]
-        Executor::Mpi => return run_ranks(passes, ids, board),
-    };
-    lock(&board.sched).start(n, workers);
-    let passes: Vec<Mutex<&mut P>> = passes.iter_mut().map(Mutex::new).collect();
-    if workers == 1 {
-        worker(0, &passes, ids, board);
-    } else {
-        std::thread::scope(|s| {
-            for w in 0..workers {
-                let passes = &passes;
-                s.spawn(move || worker(w, passes, ids, board));
+    match exec {
+        Executor::Threads(k) if k > 1 && passes.len() > 1 => {
+            if ids.parts.len() > 1 {
+                run_parts(passes, &ids.parts, board)
+            } else {
+                run_parts(passes, &ids.split(k), board)
             }
-        });
+        }
+        #[cfg(feature = "mpi")]
+        Executor::Mpi => run_ranks(passes, ids, board, &MpiRanks),
+        _ => run_alone(passes, ids, board),
+    }
+}
+
+/// One process replays all of `passes`: when none can go on, the blocked
+/// event with the least (measured time, location) is forced, the choice
+/// any division of the work comes to.
+fn run_alone<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::Value>) -> Outcome {
+    lock(&board.sched).start(passes.len());
+    loop {
+        run_ready(passes, board);
+        let mut s = lock(&board.sched);
+        let Some((_, loc)) = s.earliest(ids) else {
+            break;
+        };
+        let i = ids.binary_search(&loc).expect("a pass of this share");
+        s.force(i);
     }
     Outcome {
         forced: lock(&board.sched).forced,
@@ -575,35 +522,153 @@ pub fn run_share<P: Pass>(
     }
 }
 
-/// The MPI replay: local rounds to a standstill, then an exchange of the
-/// round's operations between all ranks, until every location is done.
+/// Runs the passes that can run, each until it blocks (then it is parked
+/// until what it waits for comes), until none can.
+fn run_ready<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>) {
+    loop {
+        let next = {
+            let mut s = lock(&board.sched);
+            s.ready
+                .pop_front()
+                .map(|i| (i, std::mem::take(&mut s.force[i])))
+        };
+        let Some((i, force)) = next else {
+            return;
+        };
+        let p = &mut passes[i];
+        if force {
+            p.force();
+        }
+        let seen = board.version.load(Ordering::SeqCst);
+        if let (Status::Blocked { at_ns }, _) = p.resume(board) {
+            board.park(i, at_ns, p.waiting_for(), seen);
+        }
+    }
+}
+
+/// The members of a replay divided into parts that share no board: the
+/// ranks of an MPI job, or a thread pool's workers.
+trait Ranks {
+    fn rank(&self) -> usize;
+    fn size(&self) -> usize;
+    /// Every member's message, in rank order, on every member.
+    fn all_gather(&self, msg: &[u8]) -> Vec<Vec<u8>>;
+}
+
 #[cfg(feature = "mpi")]
-fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Value>) -> Outcome {
-    if crate::mpi::size() == 1 {
-        return run(passes, board, Executor::Sequential);
+struct MpiRanks;
+
+#[cfg(feature = "mpi")]
+impl Ranks for MpiRanks {
+    fn rank(&self) -> usize {
+        crate::mpi::rank()
+    }
+    fn size(&self) -> usize {
+        crate::mpi::size()
+    }
+    fn all_gather(&self, msg: &[u8]) -> Vec<Vec<u8>> {
+        crate::mpi::all_gather(msg)
+    }
+}
+
+/// A thread pool's workers as ranks: messages pass through shared slots.
+struct Pool {
+    slots: Mutex<Vec<Vec<u8>>>,
+    barrier: std::sync::Barrier,
+}
+
+struct Worker<'a> {
+    pool: &'a Pool,
+    rank: usize,
+}
+
+impl Ranks for Worker<'_> {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn size(&self) -> usize {
+        lock(&self.pool.slots).len()
+    }
+    fn all_gather(&self, msg: &[u8]) -> Vec<Vec<u8>> {
+        lock(&self.pool.slots)[self.rank] = msg.to_vec();
+        self.pool.barrier.wait();
+        let all = lock(&self.pool.slots).clone();
+        // Nobody writes the next round's message before all have read.
+        self.pool.barrier.wait();
+        all
+    }
+}
+
+/// The thread pool's replay: each worker replays its part of the passes
+/// (contiguous, in order) against a board of its own, exchanging with the
+/// others as MPI ranks do. Values posted on one worker are read on another
+/// from a copy, so no worker's memory is written by the others.
+fn run_parts<P: Pass>(
+    passes: &mut [P],
+    parts: &[Share],
+    board: &Board<P::Key, P::Value>,
+) -> Outcome {
+    let k = parts.len();
+    let pool = Pool {
+        slots: Mutex::new(vec![Vec::new(); k]),
+        barrier: std::sync::Barrier::new(k),
+    };
+    let boards: Vec<Board<P::Key, P::Value>> = (0..k).map(|_| Board::new(board.combine)).collect();
+    let mut chunks = Vec::with_capacity(k);
+    let mut rest = passes;
+    for part in parts {
+        let (mine, others) = rest.split_at_mut(part.len());
+        chunks.push(mine);
+        rest = others;
+    }
+    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .zip(parts)
+            .zip(&boards)
+            .enumerate()
+            .map(|(rank, ((mine, part), b))| {
+                let pool = &pool;
+                s.spawn(move || {
+                    // The others would wait for it at the next exchange:
+                    // a failing worker ends the process, as a failing rank
+                    // ends an MPI job (the panic has been reported).
+                    let run = || run_ranks(mine, part, b, &Worker { pool, rank });
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+                        .unwrap_or_else(|_| std::process::abort())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| std::process::abort()))
+            .collect()
+    });
+    outcomes.into_iter().next().unwrap_or_default()
+}
+
+/// The replay divided into parts with a board each: local rounds to a
+/// standstill, then an exchange of the round's operations between all
+/// parts, until every location is done.
+fn run_ranks<P: Pass, R: Ranks>(
+    passes: &mut [P],
+    ids: &Share,
+    board: &Board<P::Key, P::Value>,
+    ranks: &R,
+) -> Outcome {
+    if ranks.size() == 1 {
+        return run_alone(passes, ids, board);
     }
     board.start_log(ids);
-    let me = crate::mpi::rank();
+    let me = ranks.rank();
     crate::wire::chain_numbers(Some(me as u32));
-    lock(&board.sched).start(passes.len(), 1);
+    lock(&board.sched).start(passes.len());
     let mut forced = 0u64;
     let mut stats = ExchangeStats::default();
     let started = std::time::Instant::now();
     loop {
         // Run what can run here, then tell the others.
-        loop {
-            let Some(i) = lock(&board.sched).ready.pop_front() else {
-                break;
-            };
-            let p = &mut passes[i];
-            if std::mem::take(&mut lock(&board.sched).force[i]) {
-                p.force();
-            }
-            let seen = board.version.load(Ordering::SeqCst);
-            if let (Status::Blocked { at_ns }, _) = p.resume(board) {
-                drop(board.park(i, at_ns, p.waiting_for(), seen));
-            }
-        }
+        run_ready(passes, board);
         // Header: contributions made, then the earliest blocked event
         // (time, location) if any; then the operations.
         let (ops, posts) = board.drain_log();
@@ -616,7 +681,7 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
         msg.extend_from_slice(&ops);
         drop(ops);
         let t = std::time::Instant::now();
-        let all = crate::mpi::all_gather(&msg);
+        let all = ranks.all_gather(&msg);
         stats.rounds += 1;
         stats.sent += msg.len() as u64;
         stats.received += all.iter().map(|b| b.len() as u64).sum::<u64>() - msg.len() as u64;
@@ -660,7 +725,8 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
     // Values never taken: those every rank holds, and each rank's own.
     let (shared, own) = board.held();
     let unclaimed = shared
-        + crate::mpi::all_gather(&crate::wire::encode(&own))
+        + ranks
+            .all_gather(&crate::wire::encode(&own))
             .iter()
             .map(|b| crate::wire::decode::<usize>(b))
             .sum::<usize>();
@@ -681,7 +747,6 @@ fn run_ranks<P: Pass>(passes: &mut [P], ids: &Share, board: &Board<P::Key, P::Va
 
 /// What one rank's replay exchanged (printed to stderr when
 /// PARALLAX_EXCHANGE_STATS is set).
-#[cfg(feature = "mpi")]
 #[derive(Debug, Default)]
 struct ExchangeStats {
     rounds: u64,
@@ -690,57 +755,6 @@ struct ExchangeStats {
     /// Seconds in the exchange collective (waiting for the slowest rank
     /// included).
     waiting: f64,
-}
-
-/// Runs ready passes until the replay is over: each until it blocks, then
-/// parked until what it waits for comes. When nothing can run and no
-/// worker runs anything, the blocked event with the least (measured time,
-/// location) is forced, the choice any schedule comes to.
-fn worker<P: Pass>(
-    w: usize,
-    passes: &[Mutex<&mut P>],
-    ids: &[usize],
-    board: &Board<P::Key, P::Value>,
-) {
-    let mut s = lock(&board.sched);
-    loop {
-        if s.finished {
-            return;
-        }
-        if let Some(i) = s.next(w) {
-            s.running += 1;
-            let force = std::mem::take(&mut s.force[i]);
-            drop(s);
-            let mut p = lock(&passes[i]);
-            if force {
-                p.force();
-            }
-            let seen = board.version.load(Ordering::SeqCst);
-            s = match p.resume(board).0 {
-                Status::Blocked { at_ns } => board.park(i, at_ns, p.waiting_for(), seen),
-                Status::Done => lock(&board.sched),
-            };
-            drop(p);
-            s.running -= 1;
-            continue;
-        }
-        if s.running > 0 {
-            s.sleeping += 1;
-            s = board.cond.wait(s).unwrap_or_else(|e| e.into_inner());
-            s.sleeping -= 1;
-            continue;
-        }
-        match s.earliest(ids) {
-            Some((_, loc)) => {
-                let i = ids.binary_search(&loc).expect("a pass of this share");
-                s.force(i);
-            }
-            None => {
-                s.finished = true;
-                board.cond.notify_all();
-            }
-        }
-    }
 }
 
 #[cfg(test)]
