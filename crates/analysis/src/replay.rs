@@ -30,7 +30,7 @@
 
 use std::collections::VecDeque;
 use std::hash::Hash;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::executor::{Executor, Share};
@@ -573,13 +573,17 @@ impl Ranks for MpiRanks {
 
 /// A thread pool's workers as ranks: messages pass through shared slots.
 struct Pool {
-    slots: Mutex<Vec<Vec<u8>>>,
-    barrier: std::sync::Barrier,
+    /// Each round's messages, by rank, in one of two sets by the round's
+    /// parity: a worker writes round r + 2's only after everyone passed
+    /// round r + 1's barrier, so after everyone read round r's.
+    slots: [Mutex<Vec<Vec<u8>>>; 2],
+    barrier: Barrier,
 }
 
 struct Worker<'a> {
     pool: &'a Pool,
     rank: usize,
+    round: std::cell::Cell<usize>,
 }
 
 impl Ranks for Worker<'_> {
@@ -587,15 +591,52 @@ impl Ranks for Worker<'_> {
         self.rank
     }
     fn size(&self) -> usize {
-        lock(&self.pool.slots).len()
+        self.pool.barrier.n
     }
     fn all_gather(&self, msg: &[u8]) -> Vec<Vec<u8>> {
-        lock(&self.pool.slots)[self.rank] = msg.to_vec();
+        let slots = &self.pool.slots[self.round.get() % 2];
+        self.round.set(self.round.get() + 1);
+        lock(slots)[self.rank] = msg.to_vec();
         self.pool.barrier.wait();
-        let all = lock(&self.pool.slots).clone();
-        // Nobody writes the next round's message before all have read.
-        self.pool.barrier.wait();
-        all
+        lock(slots).clone()
+    }
+}
+
+/// A barrier for the pool's rounds, which come every few microseconds:
+/// waiting workers spin, then yield, instead of sleeping (a wake-up costs
+/// more than a round's work, and varies much more).
+struct Barrier {
+    n: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl Barrier {
+    fn new(n: usize) -> Barrier {
+        Barrier {
+            n,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+        }
+    }
+
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
+            // Reset before the release: a worker let through sees it.
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == generation {
+            if spins < 256 {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
     }
 }
 
@@ -610,8 +651,11 @@ fn run_parts<P: Pass>(
 ) -> Outcome {
     let k = parts.len();
     let pool = Pool {
-        slots: Mutex::new(vec![Vec::new(); k]),
-        barrier: std::sync::Barrier::new(k),
+        slots: [
+            Mutex::new(vec![Vec::new(); k]),
+            Mutex::new(vec![Vec::new(); k]),
+        ],
+        barrier: Barrier::new(k),
     };
     let boards: Vec<Board<P::Key, P::Value>> = (0..k).map(|_| Board::new(board.combine)).collect();
     let mut chunks = Vec::with_capacity(k);
@@ -633,7 +677,12 @@ fn run_parts<P: Pass>(
                     // The others would wait for it at the next exchange:
                     // a failing worker ends the process, as a failing rank
                     // ends an MPI job (the panic has been reported).
-                    let run = || run_ranks(mine, part, b, &Worker { pool, rank });
+                    let me = Worker {
+                        pool,
+                        rank,
+                        round: Default::default(),
+                    };
+                    let run = || run_ranks(mine, part, b, &me);
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
                         .unwrap_or_else(|_| std::process::abort())
                 })
