@@ -55,9 +55,8 @@ pub trait Pass: Send {
     type Key: Eq + Hash + Send + Clone + Wire + Route;
     /// A posted value.
     type Value: Clone + Send + Wire;
-    /// Processes events until done or blocked; returns whether at least
-    /// one event was processed.
-    fn resume(&mut self, board: &Board<Self::Key, Self::Value>) -> (Status, bool);
+    /// Processes events until done or blocked.
+    fn resume(&mut self, board: &Board<Self::Key, Self::Value>) -> Status;
     /// The next `resume` must process the blocked event without the value
     /// it waits for (its partner will never come).
     fn force(&mut self);
@@ -540,7 +539,7 @@ fn run_ready<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>) {
             p.force();
         }
         let seen = board.version.load(Ordering::SeqCst);
-        if let (Status::Blocked { at_ns }, _) = p.resume(board) {
+        if let Status::Blocked { at_ns } = p.resume(board) {
             board.park(i, at_ns, p.waiting_for(), seen);
         }
     }
@@ -847,8 +846,7 @@ mod tests {
         type Key = u64;
         type Value = u64;
 
-        fn resume(&mut self, board: &Board<u64, u64>) -> (Status, bool) {
-            let mut moved = false;
+        fn resume(&mut self, board: &Board<u64, u64>) -> Status {
             while let Some((t, op)) = self.ops.get(self.at).cloned() {
                 match op {
                     Op::Post(k, v) => board.post(k, v, 1),
@@ -857,15 +855,14 @@ mod tests {
                         None if self.force => self.got.push(None),
                         None => {
                             self.missing = matches!(op, Op::Take(_)).then_some(k);
-                            return (Status::Blocked { at_ns: t }, moved);
+                            return Status::Blocked { at_ns: t };
                         }
                     },
                 }
                 self.force = false;
                 self.at += 1;
-                moved = true;
             }
-            (Status::Done, moved)
+            Status::Done
         }
 
         fn force(&mut self) {

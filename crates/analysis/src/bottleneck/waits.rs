@@ -1327,12 +1327,11 @@ impl Pass for LocPass<'_> {
     type Key = Key;
     type Value = Val;
 
-    fn resume(&mut self, board: &Board<Key, Val>) -> (Status, bool) {
-        let mut moved = false;
+    fn resume(&mut self, board: &Board<Key, Val>) -> Status {
         loop {
             if self.pending.len() > PENDING_MAX && !self.answers(board, true) {
                 let at = self.prev.unwrap_or(0.0);
-                return (Status::Blocked { at_ns: at }, moved);
+                return Status::Blocked { at_ns: at };
             }
             let Some(e) = self.events.peek() else {
                 if let Some(w) = self.events.warning.take() {
@@ -1341,17 +1340,16 @@ impl Pass for LocPass<'_> {
                 // The stream is done; the answers still due are awaited.
                 self.flush(board);
                 if self.answers(board, true) {
-                    return (Status::Done, moved);
+                    return Status::Done;
                 }
                 let at = self.prev.unwrap_or(0.0);
-                return (Status::Blocked { at_ns: at }, moved);
+                return Status::Blocked { at_ns: at };
             };
             let t = self.time(&e);
             if !self.step(&e, t, board) {
-                return (Status::Blocked { at_ns: t }, moved);
+                return Status::Blocked { at_ns: t };
             }
             self.events.advance();
-            moved = true;
             if self.pending.len() > 64 && (self.res.events & 63) == 0 {
                 self.answers(board, false);
             }

@@ -524,15 +524,13 @@ impl Pass for LocPass<'_> {
     type Key = Key;
     type Value = Stamp;
 
-    fn resume(&mut self, board: &Board<Key, Stamp>) -> (Status, bool) {
-        let mut moved = false;
+    fn resume(&mut self, board: &Board<Key, Stamp>) -> Status {
         while let Some(e) = self.events.peek() {
             let tm = self.loc.clock.ns(e.time);
             if !self.step(&e, tm, board) {
-                return (Status::Blocked { at_ns: tm }, moved);
+                return Status::Blocked { at_ns: tm };
             }
             self.events.advance();
-            moved = true;
         }
         if let Some(w) = self.events.warning.take() {
             self.stats.warning = Some(w);
@@ -540,7 +538,7 @@ impl Pass for LocPass<'_> {
         if let (Some((key, readers)), Some((tm, ta))) = (self.end_post.take(), self.stats.last) {
             board.post(key, Stamp { ta, tm }, readers);
         }
-        (Status::Done, moved)
+        Status::Done
     }
 
     fn force(&mut self) {
