@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use parallax_model::clock::ClockMap;
 use parallax_model::evcodec::{self, Record};
-use parallax_model::event::{Event, EventKind, RegionId, UNKNOWN_REGION};
+use parallax_model::event::{Event, RegionId};
 use parallax_model::experiment::{EventReader, Experiment};
 use parallax_model::Error;
 
@@ -143,19 +143,9 @@ impl Stream {
         }
         match evcodec::read_record(&self.block, self.pos) {
             Ok((delta, rec, end)) => {
-                let kind = match rec {
-                    Record::Enter(region) => {
-                        self.stack.push(region);
-                        EventKind::Enter { region }
-                    }
-                    Record::Leave => EventKind::Leave {
-                        region: self.stack.pop().unwrap_or(UNKNOWN_REGION),
-                    },
-                    Record::Other(kind) => kind,
-                };
                 let e = Event {
                     time: self.time.saturating_add(delta),
-                    kind,
+                    kind: rec.resolve(&mut self.stack),
                 };
                 self.next = Some((e, end));
                 Some(e)

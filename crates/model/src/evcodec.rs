@@ -425,6 +425,24 @@ pub enum Record {
     Other(EventKind),
 }
 
+impl Record {
+    /// The event kind, a leave getting its region from `stack`, which holds
+    /// the open regions (an enter pushes its own).
+    #[inline]
+    pub fn resolve(self, stack: &mut Vec<RegionId>) -> EventKind {
+        match self {
+            Record::Enter(region) => {
+                stack.push(region);
+                EventKind::Enter { region }
+            }
+            Record::Leave => EventKind::Leave {
+                region: stack.pop().unwrap_or(UNKNOWN_REGION),
+            },
+            Record::Other(kind) => kind,
+        }
+    }
+}
+
 /// Walks the records of one event block.
 ///
 /// `time` is the block's base time on entry and the last record's time on
@@ -530,17 +548,10 @@ pub fn decode_records(
     mut out: impl FnMut(Event),
 ) -> Result<(), Error> {
     walk_records(buf, time, |time, rec| {
-        let kind = match rec {
-            Record::Enter(region) => {
-                stack.push(region);
-                EventKind::Enter { region }
-            }
-            Record::Leave => EventKind::Leave {
-                region: stack.pop().unwrap_or(UNKNOWN_REGION),
-            },
-            Record::Other(kind) => kind,
-        };
-        out(Event { time, kind })
+        out(Event {
+            time,
+            kind: rec.resolve(stack),
+        })
     })
 }
 

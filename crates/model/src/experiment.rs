@@ -479,7 +479,8 @@ impl EventReader {
     /// of all earlier blocks have been delivered; later calls return
     /// `Ok(false)`.
     pub fn next_block(&mut self, out: &mut Vec<Event>) -> Result<bool, Error> {
-        let Some((records, mut time)) = next_records(&mut self.blocks, &mut self.done, &self.path)?
+        let Some((records, mut time)) =
+            block_records(&mut self.blocks, &mut self.done, &self.path)?
         else {
             return Ok(false);
         };
@@ -494,7 +495,8 @@ impl EventReader {
     /// kinds of event. A reader used this way must not also be used with
     /// [`EventReader::next_block`], whose leaves would get wrong regions.
     pub fn walk_block(&mut self, out: impl FnMut(u64, Record)) -> Result<bool, Error> {
-        let Some((records, mut time)) = next_records(&mut self.blocks, &mut self.done, &self.path)?
+        let Some((records, mut time)) =
+            block_records(&mut self.blocks, &mut self.done, &self.path)?
         else {
             return Ok(false);
         };
@@ -507,7 +509,7 @@ impl EventReader {
     /// readers that decode one record at a time with
     /// [`evcodec::read_record`], keeping their own region stack.
     pub fn next_records(&mut self, out: &mut Vec<u8>) -> Result<Option<u64>, Error> {
-        let Some((records, time)) = next_records(&mut self.blocks, &mut self.done, &self.path)?
+        let Some((records, time)) = block_records(&mut self.blocks, &mut self.done, &self.path)?
         else {
             return Ok(None);
         };
@@ -538,7 +540,7 @@ impl EventReader {
 }
 
 /// The next block's records and base time; a bad block sets `done`.
-fn next_records<'a>(
+fn block_records<'a>(
     blocks: &'a mut BlockReader<BufReader<File>>,
     done: &mut bool,
     path: &Path,
