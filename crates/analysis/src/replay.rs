@@ -103,18 +103,17 @@ pub struct Board<K, V> {
 /// What other ranks must learn at the next exchange: the keys of entries
 /// made since the last one (sent whole, as they are then, if still held:
 /// one taken by all its readers on this rank is never sent), the
-/// contributions to shared entries, merged per key (tag 0: key, count,
-/// value), and the takes of shared entries (tag 1: key), encoded.
+/// contributions to shared entries, merged per key, and the takes of
+/// shared entries.
 struct Log<K, V> {
     fresh: Vec<K>,
     /// Contributions to shared entries since the last exchange: merged
     /// value and how many.
     merged: crate::fasthash::FastMap<K, (V, u32)>,
+    taken: Vec<K>,
     /// Ranks whose locations are all on this analysis rank.
     whole: Share,
-    buf: Vec<u8>,
     contributions: u64,
-    key: Option<fn(&K, &mut Vec<u8>)>,
 }
 
 type Entries<K, V> = crate::fasthash::FastMap<K, Entry<V>>;
@@ -136,10 +135,9 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             log: Mutex::new(Log {
                 fresh: Vec::new(),
                 merged: Default::default(),
+                taken: Vec::new(),
                 whole: Share::default(),
-                buf: Vec::new(),
                 contributions: 0,
-                key: None,
             }),
         }
     }
@@ -252,12 +250,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             return None;
         }
         if e.shared {
-            let mut l = lock(&self.log);
-            let l = &mut *l;
-            if let Some(put) = l.key {
-                l.buf.push(1);
-                put(key, &mut l.buf);
-            }
+            lock(&self.log).taken.push(key.clone());
         }
         e.readers -= 1;
         if e.readers == 0 {
@@ -277,25 +270,30 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// Starts recording what other ranks must learn; values that only
     /// locations of `share` read stay here.
     fn start_log(&self, share: &Share) {
-        let mut l = lock(&self.log);
-        l.whole = share.clone();
-        l.key = Some(|k, out| k.put(out));
+        lock(&self.log).whole = share.clone();
         self.logging.store(true, Ordering::SeqCst);
     }
 
-    /// What other ranks must learn since the last call: the operations on
-    /// shared entries, then the entries made and still held (tag 2: key,
+    /// What other ranks must learn since the last call: the contributions
+    /// to shared entries (tag 0: key, count, merged value) and their takes
+    /// (tag 1: key), then the entries made and still held (tag 2: key,
     /// value, expected, missing, readers left), which become shared; and
     /// how many contributions that is (none: nothing new).
     fn drain_log(&self) -> (Vec<u8>, u64) {
-        let (merged, takes, mut contributions, fresh, whole) = {
+        let (merged, taken, mut contributions, fresh) = {
             let mut l = lock(&self.log);
+            let l = &mut *l;
+            // Values that only this rank's locations read stay here.
+            let whole = &l.whole;
+            let fresh: Vec<K> = std::mem::take(&mut l.fresh)
+                .into_iter()
+                .filter(|k| !k.reader_rank().is_some_and(|r| whole.has_whole(r)))
+                .collect();
             (
                 std::mem::take(&mut l.merged),
-                std::mem::take(&mut l.buf),
+                std::mem::take(&mut l.taken),
                 std::mem::take(&mut l.contributions),
-                std::mem::take(&mut l.fresh),
-                l.whole.clone(),
+                fresh,
             )
         };
         // Contributions before takes: a rank takes a value only once its
@@ -309,11 +307,14 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
             n.put(&mut out);
             v.put(&mut out);
         }
-        out.extend_from_slice(&takes);
+        for k in taken {
+            out.push(1);
+            k.put(&mut out);
+        }
         for k in fresh {
             let mut m = lock(&self.map);
             let Some(e) = m.get_mut(&k) else { continue };
-            if e.shared || k.reader_rank().is_some_and(|r| whole.has_whole(r)) {
+            if e.shared {
                 continue;
             }
             e.shared = true;
@@ -454,7 +455,7 @@ impl<K: Eq + Hash> Sched<K> {
             .iter()
             .zip(ids)
             .filter_map(|(b, &loc)| b.map(|t| (t, loc)))
-            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .min_by(earlier)
     }
 
     /// Unparks pass `i` to run it without what it waits for.
@@ -469,6 +470,11 @@ impl<K: Eq + Hash> Sched<K> {
         self.forced += 1;
         self.ready.push_back(i);
     }
+}
+
+/// Orders blocked events by (measured time, location): the first is forced.
+fn earlier(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
 }
 
 /// Replays `passes` (every location, in location order) to the end with
@@ -736,12 +742,13 @@ fn run_ranks<P: Pass, R: Ranks>(
         stats.waiting += t.elapsed().as_secs_f64();
         drop(msg);
         let mut total = 0u64;
-        let mut pick: Option<(f64, u64)> = None;
+        let mut pick: Option<(f64, usize)> = None;
         for (rank, buf) in all.iter().enumerate() {
             let mut r = Reader::new(buf);
             total += u64::get(&mut r);
-            if let Some(e) = Option::<(f64, u64)>::get(&mut r) {
-                if pick.is_none_or(|p| e.0.total_cmp(&p.0).then(e.1.cmp(&p.1)).is_lt()) {
+            if let Some((t, loc)) = Option::<(f64, u64)>::get(&mut r) {
+                let e = (t, loc as usize);
+                if pick.is_none_or(|p| earlier(&e, &p).is_lt()) {
                     pick = Some(e);
                 }
             }
@@ -763,7 +770,7 @@ fn run_ranks<P: Pass, R: Ranks>(
             None => break,
             Some((_, i)) => {
                 forced += 1;
-                if let Ok(j) = ids.binary_search(&(i as usize)) {
+                if let Ok(j) = ids.binary_search(&i) {
                     lock(&board.sched).force(j);
                 }
             }
