@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use crate::report::{wrap, wrap_words};
+use crate::report::{wrap, wrap_separated, wrap_words};
 
 use anyhow::Context;
 use serde_json::{json, Value};
@@ -173,20 +173,7 @@ pub fn text(r: &Report, top: usize) -> String {
             crate::fmt::fit(&f.region, 40)
         );
         if f.path.len() > 1 {
-            let n = f.path.len();
-            let steps: Vec<String> = f
-                .path
-                .iter()
-                .enumerate()
-                .map(|(i, p)| {
-                    if i + 1 < n {
-                        format!("{p} >")
-                    } else {
-                        p.clone()
-                    }
-                })
-                .collect();
-            wrap_words(&mut s, "    path:", &steps, 10);
+            wrap_separated(&mut s, "    path:", &f.path, " >", 10);
         }
         if let Some(src) = &f.source {
             let _ = writeln!(s, "    source: {src}");

@@ -128,13 +128,25 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
 /// `head` then `items` separated by commas, wrapped at [`WIDTH`] with
 /// continuation lines indented by `indent`.
 pub(crate) fn wrap(s: &mut String, head: &str, items: &[String], indent: usize) {
+    wrap_separated(s, head, items, ",", indent);
+}
+
+/// `head` then `items`, each but the last followed by `sep`, wrapped at
+/// [`WIDTH`] with continuation lines indented by `indent`.
+pub(crate) fn wrap_separated(
+    s: &mut String,
+    head: &str,
+    items: &[String],
+    sep: &str,
+    indent: usize,
+) {
     let n = items.len();
     let pieces: Vec<String> = items
         .iter()
         .enumerate()
         .map(|(i, it)| {
             if i + 1 < n {
-                format!("{it},")
+                format!("{it}{sep}")
             } else {
                 it.clone()
             }
