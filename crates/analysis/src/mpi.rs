@@ -48,25 +48,16 @@ fn counts_of(w: &SimpleCommunicator, len: usize) -> Vec<Count> {
     counts
 }
 
-/// Waits for `req` to complete: spinning at first (most exchanges are
-/// quick), then yielding, then sleeping, so that a rank waiting for a
-/// slower one does not take the processor from it when they share one.
-fn settle<'a, D: ?Sized, S: mpi::request::Scope<'a>>(mut req: mpi::request::Request<'a, D, S>) {
-    let start = std::time::Instant::now();
-    loop {
-        match req.test() {
-            Ok(_) => return,
-            Err(r) => req = r,
+/// Waits for `req` to complete (see [`crate::executor::wait_until`]).
+fn settle<'a, D: ?Sized, S: mpi::request::Scope<'a>>(req: mpi::request::Request<'a, D, S>) {
+    let mut req = Some(req);
+    crate::executor::wait_until(|| match req.take().map(|r| r.test()) {
+        Some(Err(r)) => {
+            req = Some(r);
+            false
         }
-        let waited = start.elapsed().as_micros();
-        if waited < 50 {
-            std::hint::spin_loop();
-        } else if waited < 1_000 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(std::time::Duration::from_micros(50));
-        }
-    }
+        _ => true,
+    });
 }
 
 fn split(buf: Vec<u8>, counts: &[Count]) -> Vec<Vec<u8>> {

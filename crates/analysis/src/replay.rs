@@ -608,8 +608,8 @@ impl Ranks for Worker<'_> {
 }
 
 /// A barrier for the pool's rounds, which come every few microseconds:
-/// waiting workers spin, then yield, instead of sleeping (a wake-up costs
-/// more than a round's work, and varies much more).
+/// waiting workers spin and yield before they sleep (a wake-up costs more
+/// than a round's work, and varies much more).
 struct Barrier {
     n: usize,
     arrived: AtomicUsize,
@@ -633,15 +633,7 @@ impl Barrier {
             self.generation.fetch_add(1, Ordering::Release);
             return;
         }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation {
-            if spins < 256 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
+        crate::executor::wait_until(|| self.generation.load(Ordering::Acquire) != generation);
     }
 }
 
