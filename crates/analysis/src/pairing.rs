@@ -20,11 +20,10 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use parallax_model::evcodec::Record;
 use parallax_model::event::EventKind;
 
 use crate::executor::Executor;
-use crate::trace::{self, Loc};
+use crate::trace::{self, Loc, Prior};
 
 /// What kind of shared object a key names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -176,14 +175,6 @@ fn classify(e: &EventKind, rank: u32) -> Option<(Object, u64, Role, u64)> {
     })
 }
 
-/// Where an event stands in its location's stream: its time and its
-/// predecessor's (clock ticks) and the kind of its predecessor's probe.
-struct Prior {
-    ticks: u64,
-    prev: Option<u64>,
-    prev_probe: u8,
-}
-
 /// Lists a sync event and counts a collective. Kept out of line, so that
 /// the walk over the enters and leaves around it stays tight.
 #[inline(never)]
@@ -269,24 +260,8 @@ pub fn pair_with(locs: &[Loc], t0: f64, exec: Executor, requests: Option<&Reques
         let mut colls = BTreeMap::new();
         // Times in ticks, converted only for the sync events: most events
         // are enters and leaves, which only their successors look at.
-        let mut prev: Option<u64> = None;
-        let mut prev_probe = 2;
-        let r = trace::walk_each(loc, |ticks, rec| {
-            if let Record::Other(kind) = rec {
-                let at = Prior {
-                    ticks,
-                    prev,
-                    prev_probe,
-                };
-                list(kind, at, loc, li, t0, &mut recs, &mut colls);
-            }
-            prev = Some(ticks);
-            // The probe kind: 0 enter, 1 leave, 2 any other.
-            prev_probe = match rec {
-                Record::Enter(_) => 0,
-                Record::Leave => 1,
-                Record::Other(_) => 2,
-            };
+        let r = trace::walk_others(loc, |kind, at| {
+            list(kind, at, loc, li, t0, &mut recs, &mut colls);
         });
         let warning = match r {
             Ok(None) => None,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use parallax_model::clock::ClockMap;
 use parallax_model::evcodec::{self, Record};
-use parallax_model::event::{Event, RegionId};
+use parallax_model::event::{Event, EventKind, RegionId};
 use parallax_model::experiment::{EventReader, Experiment};
 use parallax_model::Error;
 
@@ -71,16 +71,69 @@ pub fn for_each_event(
     }
 }
 
-/// Calls `f` with every record of `loc` and its time in clock ticks (see
-/// [`EventReader::walk_block`]): for passes that look at a few kinds of
-/// event and convert only their times. Returns like [`for_each_event`].
-pub fn walk_each(loc: &Loc, mut f: impl FnMut(u64, Record)) -> Result<Option<Error>, Error> {
+/// Where a record stands in its location's stream: its time and its
+/// predecessor's (clock ticks; `None` for the first record) and the kind of
+/// its predecessor's probe: 0 enter, 1 leave, 2 any other.
+#[derive(Clone, Copy, Debug)]
+pub struct Prior {
+    /// The record's time.
+    pub ticks: u64,
+    /// The time of the record before it.
+    pub prev: Option<u64>,
+    /// The probe of the record before it.
+    pub prev_probe: u8,
+}
+
+/// Calls `f` with every record of `loc` other than enters and leaves, and
+/// where it stands: for passes that look at a few kinds of event (enters
+/// and leaves only move the time on, in a tight loop). Returns the
+/// problem that ended the stream early, if any; records before it were all
+/// delivered.
+pub fn walk_others(loc: &Loc, mut f: impl FnMut(EventKind, Prior)) -> Result<Option<Error>, Error> {
     let mut r = EventReader::open(&loc.path)?;
+    let mut block = Vec::new();
+    let mut last: Option<u64> = None;
+    let mut probe = 2u8;
     loop {
-        match r.walk_block(&mut f) {
-            Ok(true) => {}
-            Ok(false) => return Ok(None),
+        let mut t = match r.next_records(&mut block) {
+            Ok(Some(base)) => base,
+            Ok(None) => return Ok(None),
             Err(e) => return Ok(Some(e)),
+        };
+        let mut i = 0;
+        loop {
+            let start = i;
+            while let Some((delta, region, end)) = evcodec::read_plain(&block, i) {
+                t = t.saturating_add(delta);
+                i = end;
+                probe = region.is_none() as u8;
+            }
+            if i > start {
+                last = Some(t);
+            }
+            if i >= block.len() {
+                break;
+            }
+            let (delta, rec, end) = match evcodec::read_record(&block, i) {
+                Ok(r) => r,
+                Err(e) => return Ok(Some(e.at(&loc.path))),
+            };
+            t = t.saturating_add(delta);
+            i = end;
+            probe = match rec {
+                Record::Enter(_) => 0,
+                Record::Leave => 1,
+                Record::Other(kind) => {
+                    let at = Prior {
+                        ticks: t,
+                        prev: last,
+                        prev_probe: probe,
+                    };
+                    f(kind, at);
+                    2
+                }
+            };
+            last = Some(t);
         }
     }
 }
@@ -160,6 +213,26 @@ impl Stream {
                 None
             }
         }
+    }
+
+    /// Consumes the next event if it is an enter or a leave that reads
+    /// without checks (most do): its time in ticks and, for an enter, its
+    /// region. `None` leaves the stream as it was; `peek` reads the rest.
+    #[inline(always)]
+    pub fn next_plain(&mut self) -> Option<(u64, Option<RegionId>)> {
+        if self.next.is_some() {
+            return None;
+        }
+        let (delta, region, end) = evcodec::read_plain(&self.block, self.pos)?;
+        self.time = self.time.saturating_add(delta);
+        self.pos = end;
+        match region {
+            Some(r) => self.stack.push(r),
+            None => {
+                self.stack.pop();
+            }
+        }
+        Some((self.time, region))
     }
 
     /// Consumes the event `peek` returned.

@@ -479,25 +479,35 @@ pub fn walk_records(
 pub fn read_record(buf: &[u8], i: usize) -> Result<(u64, Record, usize), Error> {
     // Enters and leaves, most records, take a short path that the caller
     // inlines; the rest go through `read_other`.
-    if i.checked_add(MAX_RECORD)
-        .is_some_and(|end| end <= buf.len())
-    {
-        // Safety: a head and a region take at most 18 bytes, within the
-        // MAX_RECORD bytes at `i`.
-        let p = unsafe { buf.as_ptr().add(i) };
-        let (head, n) = unsafe { pv::get_unchecked(p) };
-        match head & 3 {
-            TAG_LEAVE => return Ok((head >> 2, Record::Leave, i + n)),
-            TAG_ENTER => {
-                let (region, m) = unsafe { pv::get_unchecked(p.add(n)) };
-                if let Ok(region) = u32::try_from(region) {
-                    return Ok((head >> 2, Record::Enter(region), i + n + m));
-                }
-            }
-            _ => {}
-        }
+    match read_plain(buf, i) {
+        Some((delta, Some(region), end)) => Ok((delta, Record::Enter(region), end)),
+        Some((delta, None, end)) => Ok((delta, Record::Leave, end)),
+        None => read_other(buf, i),
     }
-    read_other(buf, i)
+}
+
+/// The enter (`Some(region)`) or leave at byte `i` of a block's records,
+/// with its delta and the byte after it; `None` for any other record, or
+/// one within [`MAX_RECORD`] bytes of the block's end (read those with
+/// [`read_record`]).
+#[inline(always)]
+pub fn read_plain(buf: &[u8], i: usize) -> Option<(u64, Option<RegionId>, usize)> {
+    if i.checked_add(MAX_RECORD)? > buf.len() {
+        return None;
+    }
+    // Safety: a head and a region take at most 18 bytes, within the
+    // MAX_RECORD bytes at `i`.
+    let p = unsafe { buf.as_ptr().add(i) };
+    let (head, n) = unsafe { pv::get_unchecked(p) };
+    match head & 3 {
+        TAG_LEAVE => Some((head >> 2, None, i + n)),
+        TAG_ENTER => {
+            let (region, m) = unsafe { pv::get_unchecked(p.add(n)) };
+            let region = u32::try_from(region).ok()?;
+            Some((head >> 2, Some(region), i + n + m))
+        }
+        _ => None,
+    }
 }
 
 /// [`read_record`] for any record, with every length checked.

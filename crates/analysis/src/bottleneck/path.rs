@@ -25,28 +25,83 @@ pub struct Chain {
     pub(crate) depth: u32,
 }
 
+/// Where a region's entry was found in a list of (region, time) that
+/// only grows until it is emptied: valid while the list has not been
+/// emptied since (its generation is the same). Accounting adds to the
+/// same few regions event after event; a slot spares the search.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Slot {
+    gen: u32,
+    ix: u32,
+}
+
+/// Adds `dt` to region `g`'s entry of `list` (generation `gen`, never 0),
+/// through `slot` if it is still valid; `false` if `g` has no entry.
+#[inline]
+pub fn add_at(list: &mut [(u32, f64)], gen: u32, slot: &mut Slot, g: u32, dt: f64) -> bool {
+    if slot.gen == gen {
+        // The region is checked too: generations wrap.
+        if let Some(e) = list.get_mut(slot.ix as usize).filter(|e| e.0 == g) {
+            e.1 += dt;
+            return true;
+        }
+    }
+    match list.iter().rposition(|e| e.0 == g) {
+        Some(ix) => {
+            list[ix].1 += dt;
+            *slot = Slot { gen, ix: ix as u32 };
+            true
+        }
+        None => false,
+    }
+}
+
+/// Appends region `g`'s entry to `list` and points `slot` at it.
+#[inline]
+pub fn push_at(list: &mut Vec<(u32, f64)>, gen: u32, slot: &mut Slot, g: u32, dt: f64) {
+    *slot = Slot {
+        gen,
+        ix: list.len() as u32,
+    };
+    list.push((g, dt));
+}
+
 /// A location's path so far.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Path {
     chain: Option<Arc<Chain>>,
     seg: Vec<(u32, f64)>,
+    /// Times `seg` was emptied, plus one (see [`Slot`]).
+    gen: u32,
+}
+
+impl Default for Path {
+    fn default() -> Path {
+        Path {
+            chain: None,
+            seg: Vec::new(),
+            gen: 1,
+        }
+    }
 }
 
 impl Path {
     /// Adds `dt` ns in region `g`.
     #[inline]
     pub fn add(&mut self, g: u32, dt: f64) {
-        if dt <= 0.0 {
-            return;
-        }
-        if let Some(e) = self.seg.iter_mut().rev().find(|e| e.0 == g) {
-            e.1 += dt;
+        self.add_in(g, dt, &mut Slot::default());
+    }
+
+    /// [`Path::add`], through the slot where `g` was last found.
+    #[inline]
+    pub fn add_in(&mut self, g: u32, dt: f64, slot: &mut Slot) {
+        if dt <= 0.0 || add_at(&mut self.seg, self.gen, slot, g, dt) {
             return;
         }
         if self.seg.len() >= SEGMENT {
             self.snapshot();
         }
-        self.seg.push((g, dt));
+        push_at(&mut self.seg, self.gen, slot, g, dt);
     }
 
     /// The path so far, shareable.
@@ -54,7 +109,10 @@ impl Path {
         if self.seg.is_empty() {
             return self.chain.clone();
         }
-        let seg = std::mem::take(&mut self.seg);
+        // An exact copy: the open segment keeps its room for the next.
+        let seg = self.seg.clone();
+        self.seg.clear();
+        self.gen = self.gen.wrapping_add(1).max(1);
         let depth = self.chain.as_ref().map_or(0, |c| c.depth) + 1;
         let node = if depth > FOLD {
             let mut sum = totals(&self.chain);
@@ -82,6 +140,7 @@ impl Path {
     pub fn adopt(&mut self, other: Option<Arc<Chain>>) {
         self.chain = other;
         self.seg.clear();
+        self.gen = self.gen.wrapping_add(1).max(1);
     }
 
     /// Time per region along the path.

@@ -21,10 +21,10 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::sync::Arc;
 
-use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
+use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId, NO_ROOT};
 use parallax_model::region::{Category, RegionKind};
 
-use super::path::{Chain, Path};
+use super::path::{self, Chain, Path, Slot};
 use super::regions::{self, Table};
 use super::Pattern;
 use crate::pairing::{self, Link, Pairing, Sync};
@@ -205,15 +205,6 @@ pub struct Interval {
     pub(crate) waits: Vec<(u32, f64)>,
 }
 
-impl Interval {
-    fn add_comp(&mut self, g: u32, dt: f64) {
-        match self.comp.iter_mut().rev().find(|e| e.0 == g) {
-            Some(e) => e.1 += dt,
-            None => self.comp.push((g, dt)),
-        }
-    }
-}
-
 /// A blocking send awaiting the receiver's answer: its batch and place
 /// in it, its region's enter and leave (once known), its call path.
 #[derive(Debug)]
@@ -238,9 +229,21 @@ struct Frame {
     ls: f64,
     /// A transfer inside it: (peer, bytes).
     xfer: Option<(u32, u64)>,
-    /// The last region entered from it and its call path: loops enter
-    /// the same one again and again.
-    child: (u32, u32),
+    cat: Category,
+    /// The last region entered from it (id in its process's definitions)
+    /// and its call path: loops enter the same one again and again.
+    child: (RegionId, u32),
+}
+
+/// What a call path's frames start with: its region, the region's kind
+/// and category, and where the region was last found in the interval's
+/// computation and in the critical path's open segment.
+#[derive(Clone, Copy, Debug)]
+struct PathMeta {
+    g: u32,
+    kind: RegionKind,
+    cat: Category,
+    slots: [Slot; 2],
 }
 
 /// A group of consecutive joins.
@@ -346,7 +349,9 @@ pub struct LocPass<'a> {
     prev: Option<f64>,
     stack: Vec<Frame>,
     /// The last top-level region entered and its call path.
-    root_child: (u32, u32),
+    root_child: (RegionId, u32),
+    /// By call path (index in `res.paths`).
+    meta: Vec<PathMeta>,
     path_ix: FxMap<(u32, u32), u32>,
     send_seq: FxMap<(u64, u32, u32), u64>,
     recv_seq: FxMap<(u64, u32, u32), u64>,
@@ -371,6 +376,8 @@ pub struct LocPass<'a> {
     ring: VecDeque<(f64, u32, u32, f64, f64)>,
     pending: VecDeque<Pending>,
     interval: Interval,
+    /// Times the interval was begun anew, plus one (see [`Slot`]).
+    interval_gen: u32,
     /// Waiting found at the current event: it opens the next interval.
     ev_waits: Vec<(u32, f64)>,
     note: Option<Arc<Interval>>,
@@ -482,6 +489,12 @@ impl<'a> LocPass<'a> {
             prev: None,
             stack: Vec::new(),
             root_child: (0, 0),
+            meta: vec![PathMeta {
+                g: regions::OUTSIDE,
+                kind: RegionKind::Function,
+                cat: Category::Computation,
+                slots: Default::default(),
+            }],
             path_ix: FxMap::default(),
             send_seq: FxMap::default(),
             recv_seq: FxMap::default(),
@@ -498,6 +511,7 @@ impl<'a> LocPass<'a> {
             ring: VecDeque::new(),
             pending: VecDeque::new(),
             interval: Interval::default(),
+            interval_gen: 1,
             ev_waits: Vec::new(),
             note: None,
             cp: Path::default(),
@@ -526,7 +540,15 @@ impl<'a> LocPass<'a> {
     fn path_of(&mut self, parent: u32, g: u32) -> u32 {
         let n = self.res.paths.len() as u32;
         let paths = &mut self.res.paths;
+        let (meta, table) = (&mut self.meta, self.table);
         *self.path_ix.entry((parent, g)).or_insert_with(|| {
+            let kind = table.kind(g);
+            meta.push(PathMeta {
+                g,
+                kind,
+                cat: kind.category(),
+                slots: Default::default(),
+            });
             paths.push(PathStats {
                 parent,
                 region: g,
@@ -552,6 +574,7 @@ impl<'a> LocPass<'a> {
     }
 
     /// The time since the previous event belongs to the innermost region.
+    #[inline(always)]
     fn account(&mut self, t: f64) {
         let Some(p) = self.prev else {
             self.res.first = Some(t);
@@ -565,21 +588,28 @@ impl<'a> LocPass<'a> {
             .stack
             .last()
             .map_or((regions::OUTSIDE, 0, Category::Computation), |f| {
-                (f.g, f.path, f.kind.category())
+                (f.g, f.path, f.cat)
             });
+        let slots = &mut self.meta[path as usize].slots;
         self.res.paths[path as usize].excl += dt;
         self.res.categories[cat as usize] += dt;
         if cat == Category::Computation {
-            self.interval.add_comp(g, dt);
+            let (comp, gen) = (&mut self.interval.comp, self.interval_gen);
+            if !path::add_at(comp, gen, &mut slots[0], g, dt) {
+                path::push_at(comp, gen, &mut slots[0], g, dt);
+            }
         }
-        self.cp.add(g, dt);
+        self.cp.add_in(g, dt, &mut slots[1]);
     }
 
     /// The note kept by a producer, shared by the posts of one event. The
     /// interval ends here (`finish_event` starts the next).
     fn note(&mut self) -> Arc<Interval> {
         self.note
-            .get_or_insert_with(|| Arc::new(std::mem::take(&mut self.interval)))
+            .get_or_insert_with(|| {
+                self.interval_gen = self.interval_gen.wrapping_add(1).max(1);
+                Arc::new(std::mem::take(&mut self.interval))
+            })
             .clone()
     }
 
@@ -1085,80 +1115,107 @@ impl<'a> LocPass<'a> {
         s.max = s.max.max(d);
     }
 
+    /// An enter's region bookkeeping.
+    #[inline(always)]
+    fn enter(&mut self, region: RegionId, t: f64) {
+        let cached = self.stack.last().map_or(self.root_child, |f| f.child);
+        let path = if cached.0 == region && cached.1 != 0 {
+            cached.1
+        } else {
+            let g = self.table.global(self.process, region);
+            self.path_of(self.top_path(), g)
+        };
+        match self.stack.last_mut() {
+            Some(f) => f.child = (region, path),
+            None => self.root_child = (region, path),
+        }
+        let m = &self.meta[path as usize];
+        self.stack.push(Frame {
+            g: m.g,
+            kind: m.kind,
+            cat: m.cat,
+            path,
+            enter: t,
+            wait: 0.0,
+            ls: 0.0,
+            xfer: None,
+            child: (0, 0),
+        });
+    }
+
+    /// A leave's region bookkeeping.
+    #[inline(always)]
+    fn leave(&mut self, t: f64) {
+        if let Some(f) = self.stack.pop() {
+            self.leave_stats(f, t);
+            if f.xfer.is_some()
+                || matches!(
+                    f.kind,
+                    RegionKind::Send
+                        | RegionKind::SendRecv
+                        | RegionKind::Setup
+                        | RegionKind::ThreadJoin
+                )
+            {
+                self.leave_special(f, t);
+            }
+        }
+    }
+
+    /// What leaving a communication, set-up or join region adds.
+    #[inline(never)]
+    fn leave_special(&mut self, f: Frame, t: f64) {
+        {
+            let kind = f.kind;
+            if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
+                for p in self.pending.iter_mut().rev() {
+                    if p.leave.is_some() {
+                        break;
+                    }
+                    p.leave = Some(t);
+                }
+            }
+            if let Some((peer, bytes)) = f.xfer {
+                let blocking = matches!(
+                    kind,
+                    RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
+                );
+                if blocking {
+                    self.transfer(&f, t, peer);
+                }
+                // A blocking one-sided transfer slower than its
+                // fastest: a request for the competing-transfer
+                // step (rma.rs).
+                let d = t - f.enter;
+                if matches!(kind, RegionKind::Put | RegionKind::Get)
+                    && d > RMA_SLOW_NS
+                    && d > 1.5 * self.res.paths[f.path as usize].min
+                    && self.res.rma_slow.len() < RMA_REQUESTS
+                {
+                    self.res.rma_slow.push((peer, f.enter, t, f.path));
+                }
+                if kind == RegionKind::Send && bytes <= SMALL_BYTES {
+                    let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
+                    e.0 += 1;
+                    e.1 += t - f.enter;
+                }
+            }
+            if kind == RegionKind::Setup {
+                self.setup_end = t;
+            }
+            if kind == RegionKind::ThreadJoin {
+                if let Some(j) = self.join.as_mut() {
+                    j.last_leave = t;
+                }
+            }
+        }
+    }
+
     /// Region bookkeeping after the event's dependency is resolved.
     fn finish_event(&mut self, e: &Event, t: f64) {
         match e.kind {
-            EventKind::Enter { region } => {
-                let g = self.table.global(self.process, region);
-                let parent = self.top_path();
-                let cached = self.stack.last().map_or(self.root_child, |f| f.child);
-                let path = if cached.0 == g && cached.1 != 0 {
-                    cached.1
-                } else {
-                    self.path_of(parent, g)
-                };
-                match self.stack.last_mut() {
-                    Some(f) => f.child = (g, path),
-                    None => self.root_child = (g, path),
-                }
-                self.stack.push(Frame {
-                    g,
-                    kind: self.table.kind(g),
-                    path,
-                    enter: t,
-                    wait: 0.0,
-                    ls: 0.0,
-                    xfer: None,
-                    child: (0, 0),
-                });
-            }
-            EventKind::Leave { .. } => {
-                if let Some(f) = self.stack.pop() {
-                    self.leave_stats(f, t);
-                    let kind = f.kind;
-                    if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
-                        for p in self.pending.iter_mut().rev() {
-                            if p.leave.is_some() {
-                                break;
-                            }
-                            p.leave = Some(t);
-                        }
-                    }
-                    if let Some((peer, bytes)) = f.xfer {
-                        let blocking = matches!(
-                            kind,
-                            RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
-                        );
-                        if blocking {
-                            self.transfer(&f, t, peer);
-                        }
-                        // A blocking one-sided transfer slower than its
-                        // fastest: a request for the competing-transfer
-                        // step (rma.rs).
-                        let d = t - f.enter;
-                        if matches!(kind, RegionKind::Put | RegionKind::Get)
-                            && d > RMA_SLOW_NS
-                            && d > 1.5 * self.res.paths[f.path as usize].min
-                            && self.res.rma_slow.len() < RMA_REQUESTS
-                        {
-                            self.res.rma_slow.push((peer, f.enter, t, f.path));
-                        }
-                        if kind == RegionKind::Send && bytes <= SMALL_BYTES {
-                            let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
-                            e.0 += 1;
-                            e.1 += t - f.enter;
-                        }
-                    }
-                    if kind == RegionKind::Setup {
-                        self.setup_end = t;
-                    }
-                    if kind == RegionKind::ThreadJoin {
-                        if let Some(j) = self.join.as_mut() {
-                            j.last_leave = t;
-                        }
-                    }
-                }
-            }
+            EventKind::Enter { region } => self.enter(region, t),
+            EventKind::Leave { .. } => self.leave(t),
             EventKind::Put { target, .. } | EventKind::Get { target, .. } => {
                 if let Some(f) = self.stack.last_mut() {
                     f.xfer = Some((target, 0));
@@ -1168,6 +1225,7 @@ impl<'a> LocPass<'a> {
         }
         // A synchronization point starts a new interval.
         if self.note.take().is_some() {
+            self.interval_gen = self.interval_gen.wrapping_add(1).max(1);
             self.interval = Interval {
                 comp: Vec::new(),
                 waits: std::mem::take(&mut self.ev_waits),
@@ -1289,6 +1347,33 @@ impl<'a> LocPass<'a> {
         true
     }
 
+    /// Runs through the enters and leaves up to the next other event:
+    /// region bookkeeping only.
+    #[inline(never)]
+    fn run_plain(&mut self, board: &Board<Key, Val>) {
+        while let Some((ticks, region)) = self.events.next_plain() {
+            let t = self.ns(ticks);
+            self.account(t);
+            match region {
+                Some(r) => self.enter(r, t),
+                None => self.leave(t),
+            }
+            self.res.events += 1;
+            self.res.last = Some(t);
+            self.prev = Some(t);
+            self.poll_answers(board);
+        }
+    }
+
+    /// Now and then, takes the answers that are there, which keeps the
+    /// sends awaiting theirs few.
+    #[inline]
+    fn poll_answers(&mut self, board: &Board<Key, Val>) {
+        if self.pending.len() > 64 && (self.res.events & 63) == 0 {
+            self.answers(board, false);
+        }
+    }
+
     /// Posts the answers of channels whose batch is not full: the stream
     /// is over.
     fn flush(&mut self, board: &Board<Key, Val>) {
@@ -1313,12 +1398,12 @@ impl<'a> LocPass<'a> {
         }
     }
 
-    /// Time of event `e` in ns of experiment time (the clock map's own
+    /// A time in clock ticks in ns of experiment time (the clock map's own
     /// arithmetic, in 64 bits: ticks are within 2^63 of its reference).
     #[inline]
-    fn time(&self, e: &Event) -> f64 {
+    fn ns(&self, ticks: u64) -> f64 {
         let c = &self.loc.clock;
-        let d = e.time.wrapping_sub(c.tick0) as i64;
+        let d = ticks.wrapping_sub(c.tick0) as i64;
         (c.ns0 - self.t0) + d as f64 * c.ns_per_tick
     }
 }
@@ -1333,6 +1418,9 @@ impl Pass for LocPass<'_> {
                 let at = self.prev.unwrap_or(0.0);
                 return Status::Blocked { at_ns: at };
             }
+            if !self.ready && !self.force {
+                self.run_plain(board);
+            }
             let Some(e) = self.events.peek() else {
                 if let Some(w) = self.events.warning.take() {
                     self.res.warning = Some(w);
@@ -1345,14 +1433,12 @@ impl Pass for LocPass<'_> {
                 let at = self.prev.unwrap_or(0.0);
                 return Status::Blocked { at_ns: at };
             };
-            let t = self.time(&e);
+            let t = self.ns(e.time);
             if !self.step(&e, t, board) {
                 return Status::Blocked { at_ns: t };
             }
             self.events.advance();
-            if self.pending.len() > 64 && (self.res.events & 63) == 0 {
-                self.answers(board, false);
-            }
+            self.poll_answers(board);
         }
     }
 
