@@ -37,7 +37,7 @@ pub struct Slot {
 
 /// Adds `dt` to region `g`'s entry of `list` (generation `gen`, never 0),
 /// through `slot` if it is still valid; `false` if `g` has no entry.
-#[inline]
+#[inline(always)]
 pub fn add_at(list: &mut [(u32, f64)], gen: u32, slot: &mut Slot, g: u32, dt: f64) -> bool {
     if slot.gen == gen {
         // The region is checked too: generations wrap.
@@ -93,7 +93,7 @@ impl Path {
     }
 
     /// [`Path::add`], through the slot where `g` was last found.
-    #[inline]
+    #[inline(always)]
     pub fn add_in(&mut self, g: u32, dt: f64, slot: &mut Slot) {
         if dt <= 0.0 || add_at(&mut self.seg, self.gen, slot, g, dt) {
             return;
