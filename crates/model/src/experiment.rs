@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::clock::ClockMap;
 use crate::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
-use crate::evcodec::{self, EventEncoder, Record};
+use crate::evcodec::{self, EventEncoder};
 use crate::event::{Event, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
 use crate::profile::CallTree;
@@ -487,20 +487,6 @@ impl EventReader {
         // The good prefix of a damaged block is kept: it was checksummed, so
         // only the encoder (not the disk) can have produced the bad record.
         let r = evcodec::decode_records(records, &mut time, &mut self.stack, |e| out.push(e));
-        self.settle(r)
-    }
-
-    /// Passes the next block's records to `out` with their times, without
-    /// giving leaves their region: cheaper, for readers that look for a few
-    /// kinds of event. A reader used this way must not also be used with
-    /// [`EventReader::next_block`], whose leaves would get wrong regions.
-    pub fn walk_block(&mut self, out: impl FnMut(u64, Record)) -> Result<bool, Error> {
-        let Some((records, mut time)) =
-            block_records(&mut self.blocks, &mut self.done, &self.path)?
-        else {
-            return Ok(false);
-        };
-        let r = evcodec::walk_records(records, &mut time, out);
         self.settle(r)
     }
 
