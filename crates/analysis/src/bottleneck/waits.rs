@@ -229,6 +229,7 @@ struct Frame {
     ls: f64,
     /// A transfer inside it: (peer, bytes).
     xfer: Option<(u32, u64)>,
+    /// Its region's category.
     cat: Category,
     /// The last region entered from it (id in its process's definitions)
     /// and its call path: loops enter the same one again and again.
@@ -1165,48 +1166,46 @@ impl<'a> LocPass<'a> {
     /// What leaving a communication, set-up or join region adds.
     #[inline(never)]
     fn leave_special(&mut self, f: Frame, t: f64) {
-        {
-            let kind = f.kind;
-            if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
-                for p in self.pending.iter_mut().rev() {
-                    if p.leave.is_some() {
-                        break;
-                    }
-                    p.leave = Some(t);
+        let kind = f.kind;
+        if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
+            for p in self.pending.iter_mut().rev() {
+                if p.leave.is_some() {
+                    break;
                 }
+                p.leave = Some(t);
             }
-            if let Some((peer, bytes)) = f.xfer {
-                let blocking = matches!(
-                    kind,
-                    RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
-                );
-                if blocking {
-                    self.transfer(&f, t, peer);
-                }
-                // A blocking one-sided transfer slower than its
-                // fastest: a request for the competing-transfer
-                // step (rma.rs).
-                let d = t - f.enter;
-                if matches!(kind, RegionKind::Put | RegionKind::Get)
-                    && d > RMA_SLOW_NS
-                    && d > 1.5 * self.res.paths[f.path as usize].min
-                    && self.res.rma_slow.len() < RMA_REQUESTS
-                {
-                    self.res.rma_slow.push((peer, f.enter, t, f.path));
-                }
-                if kind == RegionKind::Send && bytes <= SMALL_BYTES {
-                    let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
-                    e.0 += 1;
-                    e.1 += t - f.enter;
-                }
+        }
+        if let Some((peer, bytes)) = f.xfer {
+            let blocking = matches!(
+                kind,
+                RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
+            );
+            if blocking {
+                self.transfer(&f, t, peer);
             }
-            if kind == RegionKind::Setup {
-                self.setup_end = t;
+            // A blocking one-sided transfer slower than its
+            // fastest: a request for the competing-transfer
+            // step (rma.rs).
+            let d = t - f.enter;
+            if matches!(kind, RegionKind::Put | RegionKind::Get)
+                && d > RMA_SLOW_NS
+                && d > 1.5 * self.res.paths[f.path as usize].min
+                && self.res.rma_slow.len() < RMA_REQUESTS
+            {
+                self.res.rma_slow.push((peer, f.enter, t, f.path));
             }
-            if kind == RegionKind::ThreadJoin {
-                if let Some(j) = self.join.as_mut() {
-                    j.last_leave = t;
-                }
+            if kind == RegionKind::Send && bytes <= SMALL_BYTES {
+                let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
+                e.0 += 1;
+                e.1 += t - f.enter;
+            }
+        }
+        if kind == RegionKind::Setup {
+            self.setup_end = t;
+        }
+        if kind == RegionKind::ThreadJoin {
+            if let Some(j) = self.join.as_mut() {
+                j.last_leave = t;
             }
         }
     }
