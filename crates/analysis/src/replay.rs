@@ -311,8 +311,8 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
             out.push(1);
             k.put(&mut out);
         }
+        let mut m = lock(&self.map);
         for k in fresh {
-            let mut m = lock(&self.map);
             let Some(e) = m.get_mut(&k) else { continue };
             if e.shared {
                 continue;

@@ -501,7 +501,6 @@ thread_local! {
 /// Starts (`Some(rank)`, this rank) or ends (`None`) naming chain nodes on
 /// this thread; every rank does it at the same round, and starting again
 /// forgets every name (which bounds the tables).
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn chain_numbers(me: Option<u32>) {
     CHAINS.with(|c| {
         *c.borrow_mut() = me.map(|me| Chains {
@@ -515,7 +514,6 @@ pub(crate) fn chain_numbers(me: Option<u32>) {
 }
 
 /// The rank whose operations are decoded next.
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) fn chains_from(rank: u32) {
     CHAINS.with(|c| {
         if let Some(c) = c.borrow_mut().as_mut() {
