@@ -209,7 +209,7 @@ impl Share {
     /// The locations that `owner` gives to `me`.
     fn owned(locs: &[Loc], owner: &[usize], me: usize) -> Share {
         let ids: Vec<usize> = (0..locs.len()).filter(|&i| owner[i] == me).collect();
-        let split: Vec<u32> = (0..locs.len())
+        let split: std::collections::HashSet<u32> = (0..locs.len())
             .filter(|&i| owner[i] != me)
             .map(|i| locs[i].rank)
             .collect();
