@@ -78,6 +78,10 @@ pub struct Kernel {
     pub compensated_error: f64,
     /// Probe events per run at the full level.
     pub events: u64,
+    /// Innermost iterations per region at the full level (Livermore
+    /// kernels).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -228,6 +232,35 @@ fn printed_seconds(stdout: &str, key: &str) -> BTreeMap<String, Vec<f64>> {
     out
 }
 
+/// The slowdown the full level of a Livermore kernel aims at, T_m/T: the
+/// issue's protocol asks for at least 2.
+const SLOWDOWN: f64 = 2.5;
+
+/// Innermost iterations of one kernel run, as the Livermore runners print
+/// them.
+fn printed_iterations(stdout: &str) -> Option<u64> {
+    stdout.lines().find_map(|line| {
+        serde_json::from_str::<serde_json::Value>(line).ok()?["iterations"].as_u64()
+    })
+}
+
+/// Innermost iterations per probed block so that a probe pair (enter and
+/// leave, at the cost the raw run's calibration measured) per block makes
+/// the kernel about [`SLOWDOWN`] times slower: raw time `t_ns` over
+/// `iterations`.
+fn block_for(raw: &Path, c_entry: bool, t_ns: f64, iterations: u64) -> Result<usize, String> {
+    let exp = Experiment::open(raw).map_err(|e| e.to_string())?;
+    let p = exp.processes.first().ok_or("no process")?;
+    let c = compensate::Costs::calibrated(p).ok_or("no calibration")?;
+    let pair = if c_entry {
+        c.c_enter_ns + c.c_leave_ns
+    } else {
+        c.enter_ns + c.leave_ns
+    };
+    let per_iteration = t_ns / iterations.max(1) as f64;
+    Ok(((pair / ((SLOWDOWN - 1.0) * per_iteration)).round() as usize).max(1))
+}
+
 struct Ctx {
     tools: Tools,
     work: PathBuf,
@@ -271,39 +304,76 @@ impl Ctx {
             measured_error: round(t_m / t - 1.0, 4),
             compensated_error: round(t_a / t - 1.0, 4),
             events,
+            block: None,
         });
     }
 
-    /// Sequential Livermore kernels: `exe` run once per level, each run
-    /// holding every kernel `reps` times.
+    /// Sequential Livermore kernels: for each kernel, a raw run and then a
+    /// full run of `exe`, each a process of its own holding the kernel
+    /// `reps` times, so that the probes are calibrated (at the start and
+    /// the end of each process) close to the time the kernel runs. The full
+    /// level puts a region around every block of B innermost iterations, B
+    /// chosen from the raw run so that the probes make the kernel about
+    /// [`SLOWDOWN`] times slower (T_m/T).
     fn livermore(&mut self, suite: &str, exe: &Path, preload: bool) -> Result<(), String> {
         let reps = self.reps.to_string();
-        let spans_of = |level: &str| -> Result<(PathBuf, BTreeMap<String, Vec<f64>>), String> {
-            let dir = self.work.join(format!("{suite}-{level}"));
-            let _ = std::fs::remove_dir_all(&dir);
-            let mut c = Command::new(exe);
-            c.args(["--levels", level, "--reps", &reps]);
-            if self.quick {
-                c.args(["--scale", "test"]);
-            }
-            self.trace_env(&mut c, &dir);
-            if preload {
-                c.env("LD_PRELOAD", self.tools.preload());
-            }
-            run_ok(&mut c, &format!("{} --levels {level}", exe.display()))?;
-            Ok((dir.clone(), spans(&dir, "lfk")?))
-        };
-        let (_, raw) = spans_of("raw")?;
-        let (full_dir, full) = spans_of("full")?;
-        let comp_dir = compensate_dir(&full_dir, &mut self.timing)?;
-        let comp = spans(&comp_dir, "lfk")?;
-        let events = probe_events(&full_dir);
-        for (name, t) in &raw {
-            let (Some(t_m), Some(t_a)) = (full.get(name), comp.get(name)) else {
-                continue;
+        for number in 1..=24u32 {
+            let run = |level: &str, block: usize| -> Result<(PathBuf, String), String> {
+                let dir = self.work.join(format!("{suite}-{number:02}-{level}"));
+                let _ = std::fs::remove_dir_all(&dir);
+                let mut c = Command::new(exe);
+                c.args(["--kernels", &number.to_string(), "--levels", level])
+                    .args(["--reps", &reps, "--block", &block.to_string()]);
+                if self.quick {
+                    c.args(["--scale", "test"]);
+                }
+                self.trace_env(&mut c, &dir);
+                if preload {
+                    c.env("LD_PRELOAD", self.tools.preload());
+                }
+                let out = run_ok(
+                    &mut c,
+                    &format!("{} --kernels {number} --levels {level}", exe.display()),
+                )?;
+                Ok((dir, out))
             };
-            let per_kernel = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
-            self.add(suite, name, "sequential", 1, t, t_m, t_a, per_kernel);
+            // A first raw run sizes the blocks; the raw and full runs then
+            // execute the same loop code (the block count runs at every
+            // level), one after the other.
+            let (pilot_dir, pilot_out) = run("raw", 1)?;
+            let pilot = spans(&pilot_dir, "lfk")?;
+            let t_pilot = pilot
+                .iter()
+                .find(|(n, _)| !n.contains(' '))
+                .map(|(_, t)| median(t))
+                .ok_or_else(|| format!("{}: no kernel region", pilot_dir.display()))?;
+            let iterations = printed_iterations(&pilot_out)
+                .ok_or_else(|| format!("{suite} kernel {number}: no iteration count printed"))?;
+            let block = block_for(&pilot_dir, preload, t_pilot, iterations)?;
+            let _ = std::fs::remove_dir_all(&pilot_dir);
+            let (raw_dir, _) = run("raw", block)?;
+            let raw = spans(&raw_dir, "lfk")?;
+            let Some((name, t)) = raw.into_iter().find(|(n, _)| !n.contains(' ')) else {
+                return Err(format!("{}: no kernel region", raw_dir.display()));
+            };
+            let (full_dir, _) = run("full", block)?;
+            let full = spans(&full_dir, "lfk")?;
+            let comp_dir = compensate_dir(&full_dir, &mut self.timing)?;
+            let comp = spans(&comp_dir, "lfk")?;
+            let (Some(t_m), Some(t_a)) = (full.get(&name), comp.get(&name)) else {
+                return Err(format!("{}: no region {name}", full_dir.display()));
+            };
+            let events =
+                probe_events(&full_dir).get(&name).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            self.add(suite, &name, "sequential", 1, &t, t_m, t_a, events);
+            if let Some(k) = self.kernels.last_mut() {
+                k.block = Some(block);
+            }
+            if !self.quick {
+                for d in [&raw_dir, &full_dir, &comp_dir] {
+                    let _ = std::fs::remove_dir_all(d);
+                }
+            }
         }
         Ok(())
     }
@@ -532,15 +602,16 @@ pub fn main(a: &Args) -> Result<(), String> {
 
 fn print_text(r: &Report) {
     println!(
-        "{:<8} {:<14} {:>5} {:>11} {:>11} {:>11} {:>9} {:>9}",
-        "suite", "kernel", "width", "T (ms)", "T_m (ms)", "T_a (ms)", "T_m/T", "T_a/T"
+        "{:<8} {:<14} {:>5} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9}",
+        "suite", "kernel", "width", "block", "T (ms)", "T_m (ms)", "T_a (ms)", "T_m/T", "T_a/T"
     );
     for k in &r.kernels {
         println!(
-            "{:<8} {:<14} {:>5} {:>11.3} {:>11.3} {:>11.3} {:>9.3} {:>9.3}",
+            "{:<8} {:<14} {:>5} {:>6} {:>11.3} {:>11.3} {:>11.3} {:>9.3} {:>9.3}",
             k.suite,
             k.name,
             k.width,
+            k.block.map_or("-".to_string(), |b| b.to_string()),
             k.t * 1e3,
             k.t_m * 1e3,
             k.t_a * 1e3,

@@ -77,7 +77,9 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             enter_ns: check(e)?,
             leave_ns: check(l)?,
             event_ns: check(v)?,
-            sd_ns: 0.0,
+            c_enter_ns: check(e)?,
+            c_leave_ns: check(l)?,
+            ..Costs::uniform(0.0)
         }),
         _ => None,
     };

@@ -58,11 +58,7 @@ pub fn write_manifest(
                     "source": format!("{:?}", p.clock_source).to_lowercase(),
                     "ns_per_tick": p.clock.ns_per_tick,
                 },
-                "probe_costs_ns": p
-                    .calibration
-                    .iter()
-                    .map(|c| (c.probe.name().to_string(), json!({"mean": c.mean_ns, "sd": c.sd_ns})))
-                    .collect::<serde_json::Map<_, _>>(),
+                "probe_costs_ns": probe_costs(p),
             })
         })
         .collect();
@@ -76,4 +72,27 @@ pub fn write_manifest(
     let text = serde_json::to_string_pretty(&m)?;
     std::fs::write(dir.join(MANIFEST), text + "\n")
         .with_context(|| format!("cannot write the manifest in {}", dir.display()))
+}
+
+/// Each probe's cost: the mean over the process's calibrations (at start
+/// and at the end), the largest standard deviation, and how many there were.
+fn probe_costs(
+    p: &parallax_model::experiment::Process,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut by: std::collections::BTreeMap<&str, Vec<(f64, f64)>> = Default::default();
+    for c in &p.calibration {
+        by.entry(c.probe.name())
+            .or_default()
+            .push((c.mean_ns, c.sd_ns));
+    }
+    by.into_iter()
+        .map(|(name, v)| {
+            let mean = v.iter().map(|x| x.0).sum::<f64>() / v.len() as f64;
+            let sd = v.iter().map(|x| x.1).fold(0.0, f64::max);
+            (
+                name.to_string(),
+                json!({"mean": mean, "sd": sd, "calibrations": v.len()}),
+            )
+        })
+        .collect()
 }

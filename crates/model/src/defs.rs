@@ -33,16 +33,23 @@ pub enum Probe {
     Event = 3,
     /// A probe whose recording is switched off.
     Disabled = 4,
+    /// An enter probe made through the C entry points (`parallax_pl_enter`,
+    /// called across a shared library's boundary).
+    EnterC = 5,
+    /// A leave probe made through the C entry points (`parallax_pl_leave`).
+    LeaveC = 6,
 }
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 5] = [
+    pub const ALL: [Probe; 7] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
         Probe::Event,
         Probe::Disabled,
+        Probe::EnterC,
+        Probe::LeaveC,
     ];
 
     /// Lower-case name.
@@ -53,6 +60,8 @@ impl Probe {
             Probe::Leave => "leave",
             Probe::Event => "event",
             Probe::Disabled => "disabled",
+            Probe::EnterC => "enter_c",
+            Probe::LeaveC => "leave_c",
         }
     }
 }
@@ -196,6 +205,9 @@ pub enum Def {
     /// offline tools resolve it to a symbol and source line through the
     /// process's `Module` records.
     CodeAddress { region: u32, addr: u64 },
+    /// Region `region` is entered and left through the C entry points, whose
+    /// probes cost `Probe::EnterC` and `Probe::LeaveC`.
+    CEntry { region: u32 },
     /// A clock comparison with process `reference` (a rank) by ping-pong:
     /// at CLOCK_MONOTONIC time `local_ns` of this process, the reference's
     /// CLOCK_MONOTONIC read `local_ns + offset_ns`, give or take half of
@@ -222,6 +234,7 @@ mod code {
     pub const MODULE: u8 = 11;
     pub const CODE_ADDRESS: u8 = 12;
     pub const CLOCK_OFFSET: u8 = 13;
+    pub const C_ENTRY: u8 = 14;
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -342,6 +355,10 @@ impl Def {
                 out.push(code::CODE_ADDRESS);
                 pv::put(out, *region as u64);
                 pv::put(out, *addr);
+            }
+            Def::CEntry { region } => {
+                out.push(code::C_ENTRY);
+                pv::put(out, *region as u64);
             }
             Def::ClockOffset {
                 reference,
@@ -523,6 +540,9 @@ impl Reader<'_> {
                 region: self.u32()?,
                 addr: self.u64()?,
             },
+            code::C_ENTRY => Def::CEntry {
+                region: self.u32()?,
+            },
             code::CLOCK_OFFSET => Def::ClockOffset {
                 reference: self.u32()?,
                 local_ns: self.u64()?,
@@ -604,6 +624,7 @@ mod tests {
                 region: 9,
                 addr: 0x5555_0000_1234,
             },
+            Def::CEntry { region: 9 },
             Def::ClockOffset {
                 reference: 0,
                 local_ns: 123_456_789,

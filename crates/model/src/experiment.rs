@@ -5,7 +5,7 @@
 //! streams are read block by block, so memory stays bounded whatever the
 //! length of the trace.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -151,6 +151,8 @@ pub struct Process {
     pub modules: Vec<Module>,
     /// Run-time code addresses of regions (compiler-instrumented functions).
     pub code_addresses: BTreeMap<RegionId, u64>,
+    /// Regions entered and left through the C entry points.
+    pub c_entry: BTreeSet<RegionId>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -245,6 +247,7 @@ impl Process {
             properties: Vec::new(),
             modules: Vec::new(),
             code_addresses: BTreeMap::new(),
+            c_entry: BTreeSet::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -348,6 +351,9 @@ impl Process {
                     }),
                     Def::CodeAddress { region, addr } => {
                         p.code_addresses.insert(region, addr);
+                    }
+                    Def::CEntry { region } => {
+                        p.c_entry.insert(region);
                     }
                     Def::ClockOffset {
                         reference,

@@ -1,22 +1,30 @@
 //! Measuring the probes' own cost on this machine.
 //!
-//! Each probe kind runs in batches of 256 on a scratch thread state (same
-//! code as a real probe, but its buffer is never written out), timed with
-//! the probes' clock. A batch's time divided by 256 is one sample; the mean
-//! and standard deviation over batches (after one warm-up batch, and leaving
-//! out batches that the operating system disturbed) are what compensation
-//! subtracts per event and what `parallax calibrate` shows.
-//! Enters are timed as a nested run of 256 and leaves as the matching run of
-//! 256 leaves, so each has its own cost.
+//! Each probe kind runs in batches of 256, timed with the probes' clock, on
+//! a scratch thread state: for that time the calling thread's probes write
+//! into a buffer that is never written out. Enters and leaves go through
+//! the entry points a program calls: a `region!` guard, and the C entry
+//! points when the interposition library registered them (a C program
+//! calls them across a shared library's boundary, which costs more). A
+//! batch's time divided by 256 is one sample; the mean and standard
+//! deviation over batches (after one warm-up batch, and leaving out batches
+//! that the operating system disturbed) are what compensation subtracts per
+//! event and what `parallax calibrate` shows. Enters are timed as a nested
+//! run of 256 and leaves as the matching run of 256 leaves, so each has its
+//! own cost.
 
+use std::ffi::c_int;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::sync::OnceLock;
 
 use parallax_model::defs::{Mode, Probe};
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Calibration;
 
 use crate::clock;
-use crate::thread::ThreadState;
+use crate::process::{PROFILE, TRACE};
+use crate::region::{self, Callsite, RegionGuard};
+use crate::thread::{self, ThreadState};
 
 const BATCH: usize = 256;
 
@@ -24,52 +32,104 @@ const BATCH: usize = 256;
 /// it is timing a disabled probe.
 static OFF: AtomicU8 = AtomicU8::new(0);
 
+/// The probes' flags while calibrating (the process's own may be unset).
+static CAL: AtomicU8 = AtomicU8::new(0);
+
+/// The call site that calibration enters.
+static SITE: Callsite = Callsite::with_id(1, "calibration");
+
+/// The C entry points as a C program calls them.
+#[derive(Clone, Copy, Debug)]
+pub struct CEntry {
+    /// `parallax_pl_enter`, reading the calibration's flags ([`c_enter`]).
+    pub enter: extern "C" fn(u32) -> c_int,
+    /// `parallax_pl_leave`.
+    pub leave: extern "C" fn(),
+}
+
+static C_ENTRY: OnceLock<CEntry> = OnceLock::new();
+
+/// Registers the C entry points (the interposition library does, when it
+/// is loaded), so that calibrations time them too.
+pub fn set_c_entry(entry: CEntry) {
+    let _ = C_ENTRY.set(entry);
+}
+
+/// The body of `parallax_pl_enter`, under the calibration's flags: the
+/// interposition library builds its calibration copy of the entry point
+/// from it.
+#[inline(always)]
+pub fn c_enter(id: u32) -> c_int {
+    region::enter_code(CAL.load(Relaxed), id)
+}
+
 /// Measures every probe kind in `mode` over `batches` batches.
 pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let batches = batches.max(2);
     let (t0, m0) = clock::sample();
-    let mut st = ThreadState::new(256 << 10, 4096, 2 * BATCH);
-    st.set_modes(mode.traces(), mode.profiles());
-    let mut samples: [Vec<u64>; 5] = Default::default();
+    let mut scratch = Box::new(ThreadState::new(256 << 10, 4096, 2 * BATCH));
+    scratch.set_modes(mode.traces(), mode.profiles());
+    let st: *mut ThreadState = Box::into_raw(scratch);
+    let flags = if mode.traces() { TRACE } else { 0 } | if mode.profiles() { PROFILE } else { 0 };
+    CAL.store(flags, Relaxed);
+    let own = thread::swap_state(st);
+    let c_entry = C_ENTRY.get().copied();
+    let mut samples: [Vec<u64>; 7] = Default::default();
     for b in 0..=batches {
-        let c0 = clock::now();
+        let mut c = [0u64; 8];
+        c[0] = clock::now();
         let mut sink = 0u64;
         for _ in 0..BATCH {
             sink = sink.wrapping_add(clock::now());
         }
-        let c1 = clock::now();
+        c[1] = clock::now();
+        let f = CAL.load(Relaxed);
+        let guards: [RegionGuard; BATCH] = std::array::from_fn(|_| SITE.enter_as(f));
+        c[2] = clock::now();
+        drop(guards);
+        c[3] = clock::now();
         for i in 0..BATCH {
-            st.enter(i as u32 & 7);
-        }
-        let c2 = clock::now();
-        for _ in 0..BATCH {
-            st.leave();
-        }
-        let c3 = clock::now();
-        for i in 0..BATCH {
-            st.event(&EventKind::Mark {
-                mark: 1,
-                value: i as i64,
+            thread::with(|st| {
+                st.event(&EventKind::Mark {
+                    mark: 1,
+                    value: i as i64,
+                })
             });
         }
-        let c4 = clock::now();
+        c[4] = clock::now();
         for i in 0..BATCH {
             if OFF.load(Relaxed) != 0 {
-                st.enter(i as u32);
+                thread::with(|st| st.enter(i as u32));
             }
             std::hint::black_box(());
         }
-        let c5 = clock::now();
+        c[5] = clock::now();
+        let mut n = 5;
+        if let Some(e) = c_entry {
+            let enter = std::hint::black_box(e.enter);
+            let leave = std::hint::black_box(e.leave);
+            for i in 0..BATCH {
+                sink = sink.wrapping_add(enter(1 + (i as u32 & 7)) as u64);
+            }
+            c[6] = clock::now();
+            for _ in 0..BATCH {
+                leave();
+            }
+            c[7] = clock::now();
+            n = 7;
+        }
         std::hint::black_box(sink);
         if b > 0 {
-            for (k, (a, z)) in [(c0, c1), (c1, c2), (c2, c3), (c3, c4), (c4, c5)]
-                .iter()
-                .enumerate()
-            {
-                samples[k].push(z.saturating_sub(*a));
+            for k in 0..n {
+                samples[k].push(c[k + 1].saturating_sub(c[k]));
             }
         }
     }
+    thread::swap_state(own);
+    CAL.store(0, Relaxed);
+    // Safety: the scratch state is no thread's any more, and no flusher
+    // knows it.
+    drop(unsafe { Box::from_raw(st) });
     let (t1, m1) = clock::sample();
     let ns_per_tick = if t1 > t0 && m1 > m0 {
         (m1 - m0) as f64 / (t1 - t0) as f64
@@ -82,10 +142,13 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
         Probe::Leave,
         Probe::Event,
         Probe::Disabled,
+        Probe::EnterC,
+        Probe::LeaveC,
     ];
     probes
         .iter()
         .zip(samples.iter())
+        .filter(|(_, s)| !s.is_empty())
         .map(|(&probe, s)| {
             let per: Vec<f64> = s
                 .iter()

@@ -82,8 +82,16 @@ pub(crate) fn select(tsc: bool) {
 /// A simultaneous reading of the tick clock and CLOCK_MONOTONIC; the tick is
 /// read between two monotonic reads and paired with their midpoint.
 pub fn sample() -> (u64, u64) {
-    let a = mono_ns();
-    let t = now();
-    let b = mono_ns();
-    (t, a + (b - a) / 2)
+    // The tightest of a few readings: one interrupted between its two
+    // monotonic reads would be off by up to the interruption.
+    let mut best = (0, 0, u64::MAX);
+    for _ in 0..5 {
+        let a = mono_ns();
+        let t = now();
+        let b = mono_ns();
+        if b.saturating_sub(a) < best.2 {
+            best = (t, a + (b - a) / 2, b.saturating_sub(a));
+        }
+    }
+    (best.0, best.1)
 }

@@ -22,6 +22,21 @@ pub fn record(kind: EventKind) -> bool {
     record_with(kind, false)
 }
 
+/// Records `kind` on the calling thread at the time of the thread's
+/// previous record: for an event known only once the call that made it
+/// returned (a non-blocking send's request), which the call's own enter
+/// dated. Returns whether it was recorded.
+pub fn record_prior(kind: EventKind) -> bool {
+    let f = FLAGS.load(Relaxed);
+    if f == 0 {
+        return false;
+    }
+    if f & UNINIT != 0 {
+        process::init_from_env();
+    }
+    thread::with(|st| st.event_prior(&kind)).is_some()
+}
+
 /// Records a thread's first event (its begin), with the runtime's setting
 /// up of the thread bracketed after it (see `thread::first_event`).
 fn record_first(kind: EventKind) -> bool {

@@ -45,7 +45,7 @@ pub use parallax_macros::instrument;
 pub use parallax_model::defs::Def;
 pub use parallax_model::region::RegionKind;
 pub use process::{finish, init, mode, out_dir, set_flow, InitError};
-pub use region::{define, enter, leave, register_region, Callsite, RegionGuard};
+pub use region::{define, enter, enter_for_c, leave, register_region, Callsite, RegionGuard};
 pub use spawn::{spawn, spawn_named, JoinHandle};
 
 /// Switches recording on (TraceFlow's `flowon`).

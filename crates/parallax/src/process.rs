@@ -603,12 +603,22 @@ pub fn finish() -> Option<PathBuf> {
     close_all(true, false);
     let mut guard = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
     let out = guard.take().map(|r| {
+        // The probes' cost again: the machine's speed may have changed since
+        // start-up, and compensation takes the mean of both.
+        let mut defs: Vec<Def> = if r.config.calibrate {
+            calibrate::measure(r.config.mode, 40)
+                .iter()
+                .map(|c| c.to_def())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let (tick, mono_ns) = clock::sample();
-        let mut defs = vec![Def::ClockSync {
+        defs.push(Def::ClockSync {
             tick,
             mono_ns,
             unix_ns: clock::unix_ns(),
-        }];
+        });
         let mut prop = |k: &str, v: u64| {
             defs.push(Def::Property {
                 key: k.into(),

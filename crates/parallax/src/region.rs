@@ -61,10 +61,27 @@ impl Callsite {
         }
     }
 
+    /// A call site whose region already has id `id` (calibration's).
+    pub(crate) const fn with_id(id: RegionId, name: &'static str) -> Callsite {
+        Callsite {
+            id: AtomicU32::new(id),
+            name,
+            kind: RegionKind::User,
+            file: "",
+            line: 0,
+        }
+    }
+
     /// Enters the region; leaving happens when the guard is dropped.
     #[inline(always)]
     pub fn enter(&'static self) -> RegionGuard {
-        let f = FLAGS.load(Relaxed);
+        self.enter_as(FLAGS.load(Relaxed))
+    }
+
+    /// [`Callsite::enter`] under flags `f` (calibration times the probe
+    /// with flags of its own).
+    #[inline(always)]
+    pub(crate) fn enter_as(&'static self, f: u8) -> RegionGuard {
         if f == 0 {
             return RegionGuard { active: false };
         }
@@ -179,7 +196,11 @@ impl Drop for RegionGuard {
 /// call with [`leave`]; prefer guards where the language allows.
 #[inline(always)]
 pub fn enter(id: RegionId) -> bool {
-    let f = FLAGS.load(Relaxed);
+    enter_as(FLAGS.load(Relaxed), id)
+}
+
+#[inline(always)]
+fn enter_as(f: u8, id: RegionId) -> bool {
     if f == 0 || id == 0 {
         return false;
     }
@@ -187,6 +208,32 @@ pub fn enter(id: RegionId) -> bool {
         process::init_from_env();
     }
     thread::with(|st| st.enter(id)).is_some()
+}
+
+/// The enter probe of the C entry points: 0 if not recorded, 1 if recorded
+/// in the profile only, 3 if traced too.
+#[inline(always)]
+pub fn enter_for_c(id: RegionId) -> i32 {
+    enter_code(FLAGS.load(Relaxed), id)
+}
+
+/// [`enter_for_c`] under flags `f`.
+#[inline(always)]
+pub(crate) fn enter_code(f: u8, id: RegionId) -> i32 {
+    if !enter_as(f, id) {
+        return 0;
+    }
+    // The first probe of a process configured it: its flags are now set.
+    let f = if f & UNINIT != 0 {
+        FLAGS.load(Relaxed)
+    } else {
+        f
+    };
+    if f & process::TRACE != 0 {
+        3
+    } else {
+        1
+    }
 }
 
 /// Leaves the innermost region entered with [`enter`] (when it returned

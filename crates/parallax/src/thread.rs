@@ -196,6 +196,13 @@ impl ThreadState {
         }
     }
 
+    /// Records `kind` at the time of the last record.
+    pub(crate) fn event_prior(&mut self, kind: &EventKind) {
+        if self.traces() {
+            self.event_at(self.last, kind);
+        }
+    }
+
     /// Records `kind` at tick `t` (no earlier than the last record).
     fn event_at(&mut self, t: u64, kind: &EventKind) {
         let p = self.room();
@@ -414,6 +421,12 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
     // Safety: the state belongs to this thread until the thread ends; other
     // threads only read the published part of it.
     Some(f(unsafe { &mut *p }))
+}
+
+/// Makes `p` this thread's state and returns the previous one (calibration
+/// points the probes at a scratch state for a while).
+pub(crate) fn swap_state(p: *mut ThreadState) -> *mut ThreadState {
+    STATE.with(|s| s.replace(p))
 }
 
 #[cold]

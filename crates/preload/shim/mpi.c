@@ -25,6 +25,9 @@
 
 #define EV(code, a, b, c, d, e) \
     parallax_pl_event(code, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d), (uint64_t)(e))
+/* An event dated at the enter of the call that made it. */
+#define EV_PRIOR(code, a, b, c, d, e) \
+    parallax_pl_event_prior(code, (uint64_t)(a), (uint64_t)(b), (uint64_t)(c), (uint64_t)(d), (uint64_t)(e))
 
 static uint64_t key_of(const void *handle, size_t size) {
     uint64_t k = 0;
@@ -516,8 +519,9 @@ BLOCKING_SEND(MPI_Rsend, "MPI_Rsend")
             struct comm *c = comm_of(comm);                                            \
             uint64_t bytes = type_bytes(t, count);                                     \
             req_add(req, REQ_SEND, 0, c, dest, tag, bytes);                            \
-            EV(PXL_EV_ISEND, world_of(c, dest), (uint32_t)tag, c ? c->id : 0, bytes,   \
-               key_of(req, sizeof *req));                                              \
+            /* The message may have arrived already: dated by the enter. */            \
+            EV_PRIOR(PXL_EV_ISEND, world_of(c, dest), (uint32_t)tag, c ? c->id : 0,    \
+                     bytes, key_of(req, sizeof *req));                                 \
         }                                                                              \
         LEAVE();                                                                       \
         return r;                                                                      \
@@ -642,8 +646,8 @@ static void started(MPI_Request *req) {
     uint64_t key = key_of(req, sizeof *req);
     if (!req_peek(key, &q))
         return;
-    if (q.kind == REQ_SEND)
-        EV(PXL_EV_ISEND, q.peer, (uint32_t)q.tag, q.comm_id, q.bytes, key);
+    if (q.kind == REQ_SEND) /* dated by the Start's enter, as in MPI_Isend */
+        EV_PRIOR(PXL_EV_ISEND, q.peer, (uint32_t)q.tag, q.comm_id, q.bytes, key);
     else
         EV(PXL_EV_IRECV, key, 0, 0, 0, 0);
 }

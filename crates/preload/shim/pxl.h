@@ -74,6 +74,10 @@ int parallax_pl_enter(uint32_t id);
 #define PXL_TRACED 2
 void parallax_pl_leave(void);
 void parallax_pl_event(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e);
+/* The same event, dated at this thread's previous record: for an event
+ * known only after the call that made it returned (a non-blocking send,
+ * whose message may already have arrived), dated by the call's enter. */
+void parallax_pl_event_prior(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e);
 /* Group (communicator, team) `id` has these members (world ranks). */
 void parallax_pl_group(uint64_t id, const uint32_t *members, size_t n);
 /* A fact of this process. */

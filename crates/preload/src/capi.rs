@@ -58,20 +58,32 @@ pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) ->
         return 0;
     }
     // Safety: per the contract.
-    region(&unsafe { text(name) }, kind, "", 0)
+    let id = region(&unsafe { text(name) }, kind, "", 0);
+    if id != 0 {
+        // Its probes cost what the C entry points cost.
+        parallax::define(Def::CEntry { region: id });
+    }
+    id
 }
 
 /// See `shim/pxl.h`: 0 if not recorded, 1 if recorded in the profile
 /// only, 3 if traced too (events are worth recording).
 #[no_mangle]
 pub extern "C" fn parallax_pl_enter(id: u32) -> c_int {
-    if !parallax::enter(id) {
-        return 0;
-    }
-    if parallax::mode().traces() {
-        3
-    } else {
-        1
+    parallax::enter_for_c(id)
+}
+
+/// `parallax_pl_enter` under the calibration's flags, for the runtime's
+/// calibration of the C entry points (registered at load).
+extern "C" fn calibration_enter(id: u32) -> c_int {
+    parallax::calibrate::c_enter(id)
+}
+
+/// The C entry points, as calibration times them.
+pub(crate) fn calibration_entry() -> parallax::calibrate::CEntry {
+    parallax::calibrate::CEntry {
+        enter: calibration_enter,
+        leave: parallax_pl_leave,
     }
 }
 
@@ -173,6 +185,14 @@ pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64,
             events::record(k);
         }
         None => {}
+    }
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_event_prior(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
+    if let Some(k) = event(code, a, b, c, d, e) {
+        events::record_prior(k);
     }
 }
 

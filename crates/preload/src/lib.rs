@@ -85,6 +85,7 @@ extern "C" fn on_load() {
         let _ = parallax::init(parallax::Config::new(parallax::Mode::Off, "."));
         return;
     }
+    parallax::calibrate::set_c_entry(capi::calibration_entry());
     // The first measured process of a tree says so to its descendants (see
     // parallax::config): they then take a rank directory of their own.
     if std::env::var_os("PARALLAX_PARENT_PID").is_none() {

@@ -5,7 +5,7 @@
  * region names), measured through the interposition library.
  *
  *   lfk [--kernels 1,3,5-7|all] [--level none,raw,full|all] [--reps N]
- *       [--warmup N] [--scale test|bench]
+ *       [--warmup N] [--scale test|bench] [--block N]
  *
  * One JSON line per kernel run:
  *   {"kernel":"lfk03","level":"raw","rep":0,"n":1001,"passes":6900,
@@ -100,12 +100,31 @@ static double sq(double x) { return x * x; }
 
 static inline void body_done(int *entered) { px_leave(*entered); }
 
-/* A region around the rest of the innermost iteration, when `full`; left
- * at the end of the iteration, by `continue` and by `break` too. */
+/* Innermost iterations per probed block at level full (--block). */
+static size_t block_size = 1;
+
+/* The blocks of one kernel run: the open block's region is left when the
+ * run ends. */
+#define BLOCKS                                                              \
+    size_t blk_left_ = 1, blk_size_ = block_size;                           \
+    int blk_in_ __attribute__((cleanup(body_done))) = 0
+
+/* One step of an innermost loop: at every block_size-th step a block of
+ * iterations ends and the next begins. When `full` the block is a region:
+ * the previous block's region is left and a new one entered. Otherwise the
+ * step counts all the same and the block boundary is an opaque no-op, so
+ * both copies run the same loop code and only the probes differ. */
 #define BODY(name)                                                          \
     static px_site body_site_ = {name, PX_LOOP, 0};                         \
-    int body_in_ __attribute__((cleanup(body_done))) = full ? px_enter(&body_site_) : 0; \
-    (void)body_in_
+    if (--blk_left_ == 0) {                                                 \
+        blk_left_ = blk_size_;                                              \
+        if (full) {                                                         \
+            px_leave(blk_in_);                                              \
+            blk_in_ = px_enter(&body_site_);                                \
+        } else {                                                            \
+            __asm__ volatile("" ::: "memory");                              \
+        }                                                                   \
+    }
 
 #define LOOPS static inline __attribute__((always_inline)) void
 
@@ -123,6 +142,7 @@ static void k01_new(struct k01 *d, size_t n) {
     d->x = zeros(n), d->y = fill(n, 101, 0.1, 1.0), d->zx = fill(n + 11, 102, 0.1, 1.0);
 }
 LOOPS k01_loops(struct k01 *d, const int full) {
+    BLOCKS;
     double q = d->q, r = d->r, t = d->t, *x = d->x, *y = d->y, *zx = d->zx;
     for (size_t p = 0; p < d->passes; p++)
         for (size_t k = 0; k < d->n; k++) {
@@ -150,6 +170,7 @@ static void k02_new(struct k02 *d, size_t n) {
     d->x = fill(2 * n + 2, 201, 0.1, 1.0), d->v = fill(2 * n + 2, 202, 0.05, 0.45);
 }
 LOOPS k02_loops(struct k02 *d, const int full) {
+    BLOCKS;
     double *x = d->x, *v = d->v;
     for (size_t p = 0; p < d->passes; p++) {
         size_t ii = d->n, ipntp = 0;
@@ -176,6 +197,7 @@ static void k03_new(struct k03 *d, size_t n) {
     d->q = 0.0, d->x = fill(n, 301, -1.0, 1.0), d->z = fill(n, 302, -1.0, 1.0);
 }
 LOOPS k03_loops(struct k03 *d, const int full) {
+    BLOCKS;
     double *x = d->x, *z = d->z;
     for (size_t p = 0; p < d->passes; p++) {
         double q = 0.0;
@@ -202,6 +224,7 @@ static void k04_new(struct k04 *d, size_t n) {
     d->x = fill(n + n / 5 + 1, 401, 0.0, 1.0), d->y = fill(n, 402, 0.0, 0.5);
 }
 LOOPS k04_loops(struct k04 *d, const int full) {
+    BLOCKS;
     size_t n = d->n, m = (n - 7) / 2;
     double *x = d->x, *y = d->y;
     for (size_t p = 0; p < d->passes; p++)
@@ -226,6 +249,7 @@ static void k05_new(struct k05 *d, size_t n) {
     d->x = fill(n, 501, 0.0, 1.0), d->y = fill(n, 502, 0.0, 1.0), d->z = fill(n, 503, 0.1, 0.9);
 }
 LOOPS k05_loops(struct k05 *d, const int full) {
+    BLOCKS;
     double *x = d->x, *y = d->y, *z = d->z;
     for (size_t p = 0; p < d->passes; p++)
         for (size_t i = 1; i < d->n; i++) {
@@ -244,6 +268,7 @@ static void k06_new(struct k06 *d, size_t n) {
     d->w = fill(n, 601, 0.0, 1.0), d->b = fill(n * n, 602, 0.0, 1.0 / (double)n);
 }
 LOOPS k06_loops(struct k06 *d, const int full) {
+    BLOCKS;
     size_t n = d->n;
     double *w = d->w, *b = d->b;
     for (size_t p = 0; p < d->passes; p++)
@@ -267,6 +292,7 @@ static void k07_new(struct k07 *d, size_t n) {
     d->u = fill(n + 6, 703, 0.0, 1.0);
 }
 LOOPS k07_loops(struct k07 *d, const int full) {
+    BLOCKS;
     double q = d->q, r = d->r, t = d->t, *x = d->x, *y = d->y, *z = d->z, *u = d->u;
     for (size_t p = 0; p < d->passes; p++)
         for (size_t k = 0; k < d->n; k++) {
@@ -289,6 +315,7 @@ static void k08_new(struct k08 *d, size_t n) {
     d->du1 = zeros(n + 1), d->du2 = zeros(n + 1), d->du3 = zeros(n + 1);
 }
 LOOPS k08_loops(struct k08 *d, const int full) {
+    BLOCKS;
     size_t n = d->n;
     const double a11 = 0.11, a12 = 0.12, a13 = 0.13, a21 = 0.21, a22 = 0.22, a23 = 0.23,
                  a31 = 0.31, a32 = 0.32, a33 = 0.33, sig = 0.05, fw = 2.0;
@@ -330,6 +357,7 @@ static double k08_sum(struct k08 *d) {
 struct k09 { size_t n, passes; double *px; };
 static void k09_new(struct k09 *d, size_t n) { d->px = fill(n * 25, 901, 0.0, 1.0); }
 LOOPS k09_loops(struct k09 *d, const int full) {
+    BLOCKS;
     const double dm22 = 0.22, dm23 = 0.23, dm24 = 0.24, dm25 = 0.25, dm26 = 0.26, dm27 = 0.27,
                  dm28 = 0.28, c0 = 0.5;
     double *px = d->px;
@@ -351,6 +379,7 @@ static void k10_new(struct k10 *d, size_t n) {
     d->px = fill(n * 25, 1001, 0.0, 1.0), d->cx = fill(n * 25, 1002, 0.0, 1.0);
 }
 LOOPS k10_loops(struct k10 *d, const int full) {
+    BLOCKS;
     double *px = d->px, *cx = d->cx;
     for (size_t p = 0; p < d->passes; p++)
         for (size_t k = 0; k < d->n; k++) {
@@ -384,6 +413,7 @@ static double k10_sum(struct k10 *d) { return sum(d->px, d->n * 25); }
 struct k11 { size_t n, passes; double *x, *y; };
 static void k11_new(struct k11 *d, size_t n) { d->x = zeros(n), d->y = fill(n, 1101, -1.0, 1.0); }
 LOOPS k11_loops(struct k11 *d, const int full) {
+    BLOCKS;
     double *x = d->x, *y = d->y;
     for (size_t p = 0; p < d->passes; p++) {
         x[0] = y[0];
@@ -403,6 +433,7 @@ static void k12_new(struct k12 *d, size_t n) {
     d->x = zeros(n), d->y = fill(n + 1, 1201, -1.0, 1.0);
 }
 LOOPS k12_loops(struct k12 *d, const int full) {
+    BLOCKS;
     double *x = d->x, *y = d->y;
     for (size_t p = 0; p < d->passes; p++)
         for (size_t k = 0; k < d->n; k++) {
@@ -438,6 +469,7 @@ static void k13_new(struct k13 *d, size_t n) {
     d->e = k13_offsets(1309), d->f = k13_offsets(1310);
 }
 LOOPS k13_loops(struct k13 *d, const int full) {
+    BLOCKS;
     double *p = d->p, *b = d->b, *c = d->c, *h = d->h, *y = d->y, *z = d->z;
     int64_t *e = d->e, *f = d->f;
     for (size_t pass = 0; pass < d->passes; pass++)
@@ -477,6 +509,7 @@ static void k14_new(struct k14 *d, size_t n) {
     d->xx = zeros(n), d->rx = zeros(n), d->rh = zeros(2050);
 }
 LOOPS k14_loops(struct k14 *d, const int full) {
+    BLOCKS;
     const double flx = 0.001;
     double *grd = d->grd, *ex = d->ex, *dex = d->dex, *xi = d->xi, *ex1 = d->ex1;
     double *dex1 = d->dex1, *vx = d->vx, *xx = d->xx, *rx = d->rx, *rh = d->rh;
@@ -524,6 +557,7 @@ static void k15_new(struct k15 *d, size_t n) {
     d->vg = fill(len, 1503, 0.1, 1.0), d->vy = zeros(len), d->vs = zeros(len);
 }
 LOOPS k15_loops(struct k15 *d, const int full) {
+    BLOCKS;
     const size_t ng = 7, nz = d->n;
     const double ar = 0.053, br = 0.073;
     double *vh = d->vh, *vf = d->vf, *vg = d->vg, *vy = d->vy, *vs = d->vs;
@@ -622,6 +656,7 @@ static void k16_new(struct k16 *d, size_t n) {
     d->k2 = 0, d->k3 = 0, d->m = 0;
 }
 LOOPS k16_loops(struct k16 *dat, const int full) {
+    BLOCKS;
     size_t n = dat->n;
     double r = dat->r, s = dat->s, t = dat->t, *plan = dat->plan, *d = dat->d;
     int32_t *zone = dat->zone;
@@ -697,6 +732,7 @@ static void k17_new(struct k17 *d, size_t n) {
     d->vlr = fill(len, 1704, 0.1, 0.9), d->vlin = fill(len, 1705, 0.1, 1.0);
 }
 LOOPS k17_loops(struct k17 *d, const int full) {
+    BLOCKS;
     const double dw = 5.0 / 3.0, fw = 1.0 / 3.0, tw = 1.03 / 3.07;
     double *vsp = d->vsp, *vstp = d->vstp, *vlr = d->vlr, *vlin = d->vlin;
     double *vxne = d->vxne, *vxnd = d->vxnd, *ve3 = d->ve3;
@@ -745,6 +781,7 @@ static void k18_new(struct k18 *d, size_t n) {
     d->zz = fill(len, 1809, 0.0, 1.0);
 }
 LOOPS k18_loops(struct k18 *d, const int full) {
+    BLOCKS;
     const double t = 0.0037, s = 0.0041;
     const size_t kn = 6, jn = d->n, w = jn + 1;
     double *za = d->za, *zb = d->zb, *zu = d->zu, *zv = d->zv, *zr = d->zr, *zz = d->zz;
@@ -800,6 +837,7 @@ static void k19_new(struct k19 *d, size_t n) {
     d->sb = fill(n, 1902, 0.5, 1.5);
 }
 LOOPS k19_loops(struct k19 *d, const int full) {
+    BLOCKS;
     size_t n = d->n;
     double *b5 = d->b5, *sa = d->sa, *sb = d->sb, stb5 = d->stb5;
     for (size_t p = 0; p < d->passes; p++) {
@@ -830,6 +868,7 @@ static void k20_new(struct k20 *d, size_t n) {
     d->vx = fill(n, 2007, 1.0, 2.0), d->xx = fill(n + 1, 2008, 0.5, 1.0);
 }
 LOOPS k20_loops(struct k20 *d, const int full) {
+    BLOCKS;
     const double s = 0.1, t = 0.9, dk = 1.0;
     double *x = d->x, *y = d->y, *z = d->z, *g = d->g, *u = d->u, *v = d->v, *w = d->w;
     double *vx = d->vx, *xx = d->xx;
@@ -855,6 +894,7 @@ static void k21_new(struct k21 *d, size_t n) {
     d->vy = fill(25 * 25, 2103, -0.1, 0.1);
 }
 LOOPS k21_loops(struct k21 *d, const int full) {
+    BLOCKS;
     double *px = d->px, *cx = d->cx, *vy = d->vy;
     for (size_t p = 0; p < d->passes; p++)
         for (size_t k = 0; k < 25; k++)
@@ -876,6 +916,7 @@ static void k22_new(struct k22 *d, size_t n) {
     d->x = fill(n, 2203, 0.0, 1.0), d->y = zeros(n);
 }
 LOOPS k22_loops(struct k22 *d, const int full) {
+    BLOCKS;
     size_t n = d->n;
     const double expmax = 20.0;
     double *u = d->u, *v = d->v, *w = d->w, *x = d->x, *y = d->y;
@@ -902,6 +943,7 @@ static void k23_new(struct k23 *d, size_t n) {
     d->zv = fill(len, 2305, 0.0, 0.24), d->zz = fill(len, 2306, 0.0, 1.0);
 }
 LOOPS k23_loops(struct k23 *d, const int full) {
+    BLOCKS;
     const size_t n = d->n, w = n + 1;
     const double fw = 0.175;
     double *za = d->za, *zb = d->zb, *zr = d->zr, *zu = d->zu, *zv = d->zv, *zz = d->zz;
@@ -923,6 +965,7 @@ static double k23_sum(struct k23 *d) { return sum(d->za, 7 * (d->n + 1)); }
 struct k24 { size_t n, passes; double *x; size_t m; };
 static void k24_new(struct k24 *d, size_t n) { d->x = fill(n, 2401, -1.0, 1.0), d->m = 0; }
 LOOPS k24_loops(struct k24 *d, const int full) {
+    BLOCKS;
     size_t n = d->n;
     double *x = d->x;
     for (size_t p = 0; p < d->passes; p++) {
@@ -1030,7 +1073,7 @@ static struct kernel kernels[24] = {
 
 static void usage(void) {
     fprintf(stderr, "usage: lfk [--kernels 1,3,5-7|all] [--level none,raw,full|all] "
-                    "[--reps N] [--warmup N] [--scale test|bench]\n");
+                    "[--reps N] [--warmup N] [--scale test|bench] [--block N]\n");
     exit(2);
 }
 
@@ -1124,6 +1167,8 @@ int main(int argc, char **argv) {
             reps = count(flag, v, 1);
         else if (strcmp(flag, "--warmup") == 0)
             warmup = count(flag, v, 0);
+        else if (strcmp(flag, "--block") == 0)
+            block_size = (size_t)count(flag, v, 1);
         else if (strcmp(flag, "--scale") == 0 && (strcmp(v, "test") == 0 || strcmp(v, "bench") == 0))
             bench = strcmp(v, "bench") == 0;
         else

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! livermore [--kernels LIST] [--levels LIST] [--reps N] [--warmup N]
-//!           [--scale test|bench] [--n N] [--passes N] [--list]
+//!           [--scale test|bench] [--n N] [--passes N] [--block N] [--list]
 //! ```
 //!
 //! - `--kernels`: numbers and ranges, `1,3,5-7`, or `all` (default);
@@ -16,6 +16,8 @@
 //!   (default 1; they record nothing);
 //! - `--scale`: preset sizes (default `bench`); `--n`, `--passes` override
 //!   them for every kernel chosen;
+//! - `--block`: innermost iterations in each region of level `full`
+//!   (default 1: a region around every iteration);
 //! - `--list`: print the kernels and their sizes, run nothing.
 //!
 //! What is recorded comes from the environment (`PARALLAX_MODE`,
@@ -41,7 +43,7 @@ struct Args {
 }
 
 const USAGE: &str = "usage: livermore [--kernels 1,3,5-7|all] [--levels none,raw,full|all] \
-[--reps N] [--warmup N] [--scale test|bench] [--n N] [--passes N] [--list]";
+[--reps N] [--warmup N] [--scale test|bench] [--n N] [--passes N] [--block N] [--list]";
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut a = Args {
@@ -78,6 +80,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Args, String> {
             "--warmup" => a.warmup = count(&value, 0)?,
             "--n" => a.n = Some(count(&value, 1)?),
             "--passes" => a.passes = Some(count(&value, 1)?),
+            "--block" => parallax_workloads::livermore::set_block(count(&value, 1)?),
             "--scale" => {
                 a.scale = Scale::parse(&value)
                     .ok_or_else(|| format!("--scale {value:?}: expected test or bench"))?

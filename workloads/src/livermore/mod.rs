@@ -48,20 +48,57 @@
 //! subnormal numbers (whose arithmetic would be far slower).
 
 use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use parallax::{Callsite, RegionKind};
 
-/// A region around one iteration of an innermost loop, when `$full`; the
-/// guard leaves it at the end of the iteration.
+/// One step of an innermost loop: at every `size`-th step a block of
+/// iterations ends and the next begins. At level `Full` (`$full`) the block
+/// is a region: the previous block's region is left and a new one entered.
+/// Below `Full` the step counts all the same and the block boundary is an
+/// opaque no-op, so every level runs the same loop code and only the probes
+/// differ.
 macro_rules! body {
-    ($full:expr, $name:literal) => {
-        if $full {
-            Some(parallax::region!(Loop, $name))
-        } else {
-            None
+    ($full:expr, $blk:ident, $name:literal) => {
+        $blk.left -= 1;
+        if $blk.left == 0 {
+            $blk.left = $blk.size;
+            if $full {
+                $blk.open = None;
+                $blk.open = Some(parallax::region!(Loop, $name));
+            } else {
+                std::hint::black_box(());
+            }
         }
     };
+}
+
+/// Iterations per probed block at level `Full` ([`set_block`]).
+static BLOCK: AtomicUsize = AtomicUsize::new(1);
+
+/// Sets how many innermost iterations each region of level `Full` spans:
+/// 1 (the default) puts a region around every iteration.
+pub fn set_block(iterations: usize) {
+    BLOCK.store(iterations.max(1), Relaxed);
+}
+
+/// The blocks of one kernel run ([`body!`]); the open block's region is
+/// left when the run ends.
+pub(crate) struct Blocks {
+    left: usize,
+    size: usize,
+    open: Option<parallax::RegionGuard>,
+}
+
+impl Blocks {
+    pub(crate) fn new() -> Blocks {
+        Blocks {
+            left: 1,
+            size: BLOCK.load(Relaxed),
+            open: None,
+        }
+    }
 }
 
 mod data;

@@ -50,7 +50,7 @@ pub enum Convention {
 }
 
 /// Options of a compensation.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Probe costs to use instead of the processes' own calibration.
     pub costs: Option<Costs>,
@@ -144,17 +144,22 @@ pub fn compensate(
     }
     let mut costs = Vec::new();
     for p in &exp.processes {
-        costs.push(opts.costs.or_else(|| Costs::calibrated(p)).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Invalid,
-                format!(
-                    "rank {} recorded no probe calibration (an imported experiment?): \
+        costs.push(
+            opts.costs
+                .clone()
+                .or_else(|| Costs::calibrated(p))
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "rank {} recorded no probe calibration (an imported experiment?): \
                      give the probe cost with --alpha, or import with --probe-cost-ns",
-                    p.rank
-                ),
-            )
-            .at(&p.dir)
-        })?);
+                            p.rank
+                        ),
+                    )
+                    .at(&p.dir)
+                })?,
+        );
     }
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let locs = trace::locations(exp);
@@ -253,7 +258,7 @@ fn replay_once(
             loc,
             i,
             pairing,
-            costs[loc.process],
+            costs[loc.process].clone(),
             opts.convention,
             Some(w),
         )?);

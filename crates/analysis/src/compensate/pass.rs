@@ -163,6 +163,7 @@ impl<'a> LocPass<'a> {
         convention: Convention,
         writer: Option<EventWriter>,
     ) -> Result<LocPass<'a>, parallax_model::Error> {
+        let (enter_ns, leave_ns, event_ns) = (costs.enter_ns, costs.leave_ns, costs.event_ns);
         Ok(LocPass {
             loc,
             pairing,
@@ -188,15 +189,13 @@ impl<'a> LocPass<'a> {
             own_min: std::array::from_fn(|i| match i.checked_sub(2) {
                 Some(o) => {
                     let [e, l, v] = pairing.own[o];
-                    let least = (e - costs.enter_ns)
-                        .min(l - costs.leave_ns)
-                        .min(v - costs.event_ns);
+                    let least = (e - enter_ns).min(l - leave_ns).min(v - event_ns);
                     least.max(0.0)
                 }
                 None => f64::INFINITY,
             }),
             latency_min: std::array::from_fn(|i| match i.checked_sub(2) {
-                Some(o) => (pairing.latency[o] - costs.event_ns).max(0.0),
+                Some(o) => (pairing.latency[o] - event_ns).max(0.0),
                 None => f64::INFINITY,
             }),
             debt: 0.0,

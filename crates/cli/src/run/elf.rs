@@ -202,7 +202,8 @@ mod tests {
             }
             k => panic!("/bin/sh is {k:?}"),
         }
-        // This test binary links the Parallax runtime.
+        // This test binary links the Parallax runtime, probes included.
+        std::hint::black_box(parallax::mode as fn() -> parallax::Mode);
         match classify(&std::fs::read("/proc/self/exe").unwrap()) {
             Kind::Dynamic { has_runtime, .. } => assert!(has_runtime),
             k => panic!("{k:?}"),
