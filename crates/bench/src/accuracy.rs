@@ -204,18 +204,35 @@ fn spans(dir: &Path, prefix: &str) -> Result<BTreeMap<String, Vec<f64>>, String>
     Ok(out)
 }
 
-/// Compensates `dir` into `dir`-compensated; returns the output and the
-/// events compensated.
-fn compensate_dir(dir: &Path, timing: &mut (u64, f64)) -> Result<PathBuf, String> {
+/// Compensates `dir` into `dir`-compensated and returns the output; adds
+/// the run's (events, seconds) to `timing`.
+fn compensate_dir(dir: &Path, timing: &mut Vec<(u64, f64)>) -> Result<PathBuf, String> {
     let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
     let out = dir.with_extension("compensated");
     let _ = std::fs::remove_dir_all(&out);
     let t = std::time::Instant::now();
     let s = compensate::compensate(&exp, &out, &Options::default(), Executor::Sequential)
         .map_err(|e| format!("compensating {}: {e}", dir.display()))?;
-    timing.1 += t.elapsed().as_secs_f64();
-    timing.0 += s.locations.iter().map(|l| l.stats.events).sum::<u64>();
+    let events = s.locations.iter().map(|l| l.stats.events).sum::<u64>();
+    timing.push((events, t.elapsed().as_secs_f64()));
     Ok(out)
+}
+
+/// Compensation's speed, events/s: the median over the runs of at least
+/// 10^6 events (smaller ones measure the opening and closing of files), or
+/// over all runs if none is that large.
+fn compensation_speed(timing: &[(u64, f64)]) -> f64 {
+    let rate = |&(e, s): &(u64, f64)| e as f64 / s.max(1e-9);
+    let large: Vec<f64> = timing
+        .iter()
+        .filter(|t| t.0 >= 1_000_000)
+        .map(rate)
+        .collect();
+    if large.is_empty() {
+        median(&timing.iter().map(rate).collect::<Vec<_>>())
+    } else {
+        median(&large)
+    }
 }
 
 /// The JSON lines a workload printed: (kernel name, seconds).
@@ -266,7 +283,8 @@ struct Ctx {
     work: PathBuf,
     reps: usize,
     quick: bool,
-    timing: (u64, f64),
+    /// (events, seconds) of every compensation run.
+    timing: Vec<(u64, f64)>,
     kernels: Vec<Kernel>,
 }
 
@@ -308,69 +326,70 @@ impl Ctx {
         });
     }
 
-    /// Sequential Livermore kernels: for each kernel, a raw run and then a
-    /// full run of `exe`, each a process of its own holding the kernel
-    /// `reps` times, so that the probes are calibrated (at the start and
-    /// the end of each process) close to the time the kernel runs. The full
-    /// level puts a region around every block of B innermost iterations, B
-    /// chosen from the raw run so that the probes make the kernel about
-    /// [`SLOWDOWN`] times slower (T_m/T).
+    /// Sequential Livermore kernels, each in a process of its own: its raw
+    /// and full runs alternate `reps` times, so that T and T_m are measured
+    /// close in time (this machine's speed drifts by half from one second
+    /// to the next) and the probes are calibrated (at the start and the end
+    /// of the process) close to the runs. The full level puts a region
+    /// around every block of B innermost iterations, B sized by a pilot raw
+    /// run so that the probes make the kernel about [`SLOWDOWN`] times
+    /// slower (T_m/T).
     fn livermore(&mut self, suite: &str, exe: &Path, preload: bool) -> Result<(), String> {
         let reps = self.reps.to_string();
         for number in 1..=24u32 {
-            let run = |level: &str, block: usize| -> Result<(PathBuf, String), String> {
-                let dir = self.work.join(format!("{suite}-{number:02}-{level}"));
-                let _ = std::fs::remove_dir_all(&dir);
-                let mut c = Command::new(exe);
-                c.args(["--kernels", &number.to_string(), "--levels", level])
-                    .args(["--reps", &reps, "--block", &block.to_string()]);
-                if self.quick {
-                    c.args(["--scale", "test"]);
-                }
-                self.trace_env(&mut c, &dir);
-                if preload {
-                    c.env("LD_PRELOAD", self.tools.preload());
-                }
-                let out = run_ok(
-                    &mut c,
-                    &format!("{} --kernels {number} --levels {level}", exe.display()),
-                )?;
-                Ok((dir, out))
+            let run =
+                |levels: &str, reps: &str, block: usize| -> Result<(PathBuf, String), String> {
+                    let dir = self.work.join(format!("{suite}-{number:02}"));
+                    let _ = std::fs::remove_dir_all(&dir);
+                    let mut c = Command::new(exe);
+                    c.args(["--kernels", &number.to_string(), "--levels", levels])
+                        .args(["--reps", reps, "--block", &block.to_string()]);
+                    if self.quick {
+                        c.args(["--scale", "test"]);
+                    }
+                    self.trace_env(&mut c, &dir);
+                    if preload {
+                        c.env("LD_PRELOAD", self.tools.preload());
+                    }
+                    let what = format!("{} --kernels {number} --levels {levels}", exe.display());
+                    Ok((dir, run_ok(&mut c, &what)?))
+                };
+            let kernel_spans = |dir: &Path| -> Result<(String, Vec<f64>), String> {
+                spans(dir, "lfk")?
+                    .into_iter()
+                    .find(|(n, _)| !n.contains(' '))
+                    .ok_or_else(|| format!("{}: no kernel region", dir.display()))
             };
-            // A first raw run sizes the blocks; the raw and full runs then
-            // execute the same loop code (the block count runs at every
-            // level), one after the other.
-            let (pilot_dir, pilot_out) = run("raw", 1)?;
-            let pilot = spans(&pilot_dir, "lfk")?;
-            let t_pilot = pilot
-                .iter()
-                .find(|(n, _)| !n.contains(' '))
-                .map(|(_, t)| median(t))
-                .ok_or_else(|| format!("{}: no kernel region", pilot_dir.display()))?;
+            let (pilot_dir, pilot_out) = run("raw", "1", 1)?;
+            let (_, pilot) = kernel_spans(&pilot_dir)?;
             let iterations = printed_iterations(&pilot_out)
                 .ok_or_else(|| format!("{suite} kernel {number}: no iteration count printed"))?;
-            let block = block_for(&pilot_dir, preload, t_pilot, iterations)?;
-            let _ = std::fs::remove_dir_all(&pilot_dir);
-            let (raw_dir, _) = run("raw", block)?;
-            let raw = spans(&raw_dir, "lfk")?;
-            let Some((name, t)) = raw.into_iter().find(|(n, _)| !n.contains(' ')) else {
-                return Err(format!("{}: no kernel region", raw_dir.display()));
-            };
-            let (full_dir, _) = run("full", block)?;
-            let full = spans(&full_dir, "lfk")?;
-            let comp_dir = compensate_dir(&full_dir, &mut self.timing)?;
-            let comp = spans(&comp_dir, "lfk")?;
-            let (Some(t_m), Some(t_a)) = (full.get(&name), comp.get(&name)) else {
-                return Err(format!("{}: no region {name}", full_dir.display()));
-            };
+            let block = block_for(&pilot_dir, preload, median(&pilot), iterations)?;
+            // Raw and full alternate: the kernel region's instances are
+            // raw, full, raw, full, ...
+            let (dir, _) = run("raw,full", &reps, block)?;
+            let (name, both) = kernel_spans(&dir)?;
+            let comp_dir = compensate_dir(&dir, &mut self.timing)?;
+            let (_, comp) = kernel_spans(&comp_dir)?;
+            let odd = |v: &[f64]| v.iter().skip(1).step_by(2).copied().collect::<Vec<_>>();
+            let t: Vec<f64> = both.iter().step_by(2).copied().collect();
             let events =
-                probe_events(&full_dir).get(&name).copied().unwrap_or(0) / self.reps.max(1) as u64;
-            self.add(suite, &name, "sequential", 1, &t, t_m, t_a, events);
+                probe_events(&dir).get(&name).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            self.add(
+                suite,
+                &name,
+                "sequential",
+                1,
+                &t,
+                &odd(&both),
+                &odd(&comp),
+                events,
+            );
             if let Some(k) = self.kernels.last_mut() {
                 k.block = Some(block);
             }
             if !self.quick {
-                for d in [&raw_dir, &full_dir, &comp_dir] {
+                for d in [&dir, &comp_dir] {
                     let _ = std::fs::remove_dir_all(d);
                 }
             }
@@ -539,7 +558,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         work: work.clone(),
         reps: a.reps.max(1),
         quick: a.quick,
-        timing: (0, 0.0),
+        timing: Vec::new(),
         kernels: Vec::new(),
     };
     let mut problems = Vec::new();
@@ -579,7 +598,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         machine: crate::machine::describe(),
         reps: ctx.reps,
         summary,
-        compensation_events_per_s: round(ctx.timing.0 as f64 / ctx.timing.1.max(1e-9), 0),
+        compensation_events_per_s: round(compensation_speed(&ctx.timing), 0),
         kernels: ctx.kernels,
     };
     if a.json {
