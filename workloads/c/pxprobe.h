@@ -15,6 +15,10 @@ uint32_t parallax_pl_region(const char *name, int kind) __attribute__((weak));
 int parallax_pl_enter(uint32_t id) __attribute__((weak));
 void parallax_pl_leave(void) __attribute__((weak));
 int parallax_pl_active(void) __attribute__((weak));
+void parallax_pl_calibrate(void) __attribute__((weak));
+uint32_t parallax_pl_region_preserving(const char *name, int kind) __attribute__((weak));
+void parallax_pl_enter_preserving(void) __attribute__((weak));
+void parallax_pl_leave_preserving(void) __attribute__((weak));
 
 /* Generic operation types: the numbers of parallax_model::region::RegionKind. */
 enum { PX_USER = 0, PX_FUNCTION = 1, PX_LOOP = 2 };
@@ -49,6 +53,41 @@ static inline void px_leave(int entered) {
 static inline void px_start(void) {
     if (parallax_pl_active)
         (void)parallax_pl_active();
+}
+
+/* Enters `s` with a probe that preserves every register (but the result's):
+ * the compiler keeps the surrounding code as it would be without the probe.
+ * Nonzero if recorded, and then px_leave_preserving must follow. The call
+ * steps over the red zone below the stack pointer. */
+static inline int px_enter_preserving(px_site *s) {
+    if (!parallax_pl_enter_preserving)
+        return 0;
+    if (__builtin_expect(s->id == 0, 0)) {
+        s->id = parallax_pl_region_preserving(s->name, s->kind);
+        if (s->id == 0)
+            return 0;
+    }
+    int r;
+    __asm__ volatile("sub $128, %%rsp\n\tcall parallax_pl_enter_preserving@PLT\n\tadd $128, %%rsp"
+                     : "=a"(r)
+                     : "D"(s->id)
+                     : "cc");
+    return r;
+}
+
+static inline void px_leave_preserving(int entered) {
+    if (entered && parallax_pl_leave_preserving)
+        __asm__ volatile("sub $128, %%rsp\n\tcall parallax_pl_leave_preserving@PLT\n\tadd $128, %%rsp"
+                         :
+                         :
+                         : "rax", "cc");
+}
+
+/* Measures the probes' cost again now (compensation uses the calibration
+ * nearest in time to each event). */
+static inline void px_calibrate(void) {
+    if (parallax_pl_calibrate)
+        parallax_pl_calibrate();
 }
 
 #endif

@@ -583,6 +583,7 @@ pub fn write(dir: &Path, p: &Program, t: &Trace, alpha: [f64; 3]) -> Result<(), 
                 sd_ns: 0.0,
                 min_ns: a,
                 samples: 1,
+                tick: 0,
             });
         }
         for (k, name) in p.regions.iter().enumerate() {

@@ -73,14 +73,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     crate::experiment_dir::prepare(&out)?;
     let costs = match (a.alpha, a.alpha_enter, a.alpha_leave, a.alpha_event) {
         (Some(x), ..) => Some(Costs::uniform(check(x)?)),
-        (None, Some(e), Some(l), Some(v)) => Some(Costs {
-            enter_ns: check(e)?,
-            leave_ns: check(l)?,
-            event_ns: check(v)?,
-            c_enter_ns: check(e)?,
-            c_leave_ns: check(l)?,
-            ..Costs::uniform(0.0)
-        }),
+        (None, Some(e), Some(l), Some(v)) => Some(Costs::per_kind(check(e)?, check(l)?, check(v)?)),
         _ => None,
     };
     let opts = Options {

@@ -38,11 +38,19 @@ pub enum Probe {
     EnterC = 5,
     /// A leave probe made through the C entry points (`parallax_pl_leave`).
     LeaveC = 6,
+    /// An enter probe that preserves the caller's registers.
+    EnterPreserving = 7,
+    /// A leave probe that preserves the caller's registers.
+    LeavePreserving = 8,
+    /// A register-preserving enter probe through the C entry points.
+    EnterCPreserving = 9,
+    /// A register-preserving leave probe through the C entry points.
+    LeaveCPreserving = 10,
 }
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 7] = [
+    pub const ALL: [Probe; 11] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -50,6 +58,10 @@ impl Probe {
         Probe::Disabled,
         Probe::EnterC,
         Probe::LeaveC,
+        Probe::EnterPreserving,
+        Probe::LeavePreserving,
+        Probe::EnterCPreserving,
+        Probe::LeaveCPreserving,
     ];
 
     /// Lower-case name.
@@ -62,6 +74,46 @@ impl Probe {
             Probe::Disabled => "disabled",
             Probe::EnterC => "enter_c",
             Probe::LeaveC => "leave_c",
+            Probe::EnterPreserving => "enter_preserving",
+            Probe::LeavePreserving => "leave_preserving",
+            Probe::EnterCPreserving => "enter_c_preserving",
+            Probe::LeaveCPreserving => "leave_c_preserving",
+        }
+    }
+}
+
+/// How a region's enter and leave probes are made (and so what they cost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Entry {
+    /// The runtime's own probes (`region!` guards): `Probe::Enter`/`Leave`.
+    Guard = 0,
+    /// The C entry points: `Probe::EnterC`/`LeaveC`.
+    C = 1,
+    /// Probes that preserve the caller's registers:
+    /// `Probe::EnterPreserving`/`LeavePreserving`.
+    Preserving = 2,
+    /// Register-preserving probes through the C entry points:
+    /// `Probe::EnterCPreserving`/`LeaveCPreserving`.
+    CPreserving = 3,
+}
+
+impl Entry {
+    /// Every entry, in numbering order.
+    pub const ALL: [Entry; 4] = [
+        Entry::Guard,
+        Entry::C,
+        Entry::Preserving,
+        Entry::CPreserving,
+    ];
+
+    /// The probes that measure this entry's enter and leave.
+    pub fn probes(self) -> (Probe, Probe) {
+        match self {
+            Entry::Guard => (Probe::Enter, Probe::Leave),
+            Entry::C => (Probe::EnterC, Probe::LeaveC),
+            Entry::Preserving => (Probe::EnterPreserving, Probe::LeavePreserving),
+            Entry::CPreserving => (Probe::EnterCPreserving, Probe::LeaveCPreserving),
         }
     }
 }
@@ -168,6 +220,8 @@ pub enum Def {
         sd_ns: f64,
         min_ns: f64,
         samples: u32,
+        /// Tick at the middle of the measurement (0: unknown).
+        tick: u64,
     },
     /// A region.
     Region {
@@ -205,9 +259,9 @@ pub enum Def {
     /// offline tools resolve it to a symbol and source line through the
     /// process's `Module` records.
     CodeAddress { region: u32, addr: u64 },
-    /// Region `region` is entered and left through the C entry points, whose
-    /// probes cost `Probe::EnterC` and `Probe::LeaveC`.
-    CEntry { region: u32 },
+    /// Region `region` is entered and left through `entry` (regions without
+    /// this record through `Entry::Guard`).
+    Entry { region: u32, entry: Entry },
     /// A clock comparison with process `reference` (a rank) by ping-pong:
     /// at CLOCK_MONOTONIC time `local_ns` of this process, the reference's
     /// CLOCK_MONOTONIC read `local_ns + offset_ns`, give or take half of
@@ -234,7 +288,7 @@ mod code {
     pub const MODULE: u8 = 11;
     pub const CODE_ADDRESS: u8 = 12;
     pub const CLOCK_OFFSET: u8 = 13;
-    pub const C_ENTRY: u8 = 14;
+    pub const ENTRY: u8 = 14;
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -283,6 +337,7 @@ impl Def {
                 sd_ns,
                 min_ns,
                 samples,
+                tick,
             } => {
                 out.push(code::CALIBRATION);
                 out.push(*probe as u8);
@@ -291,6 +346,7 @@ impl Def {
                     out.extend_from_slice(&v.to_le_bytes());
                 }
                 pv::put(out, *samples as u64);
+                pv::put(out, *tick);
             }
             Def::Region {
                 id,
@@ -356,9 +412,10 @@ impl Def {
                 pv::put(out, *region as u64);
                 pv::put(out, *addr);
             }
-            Def::CEntry { region } => {
-                out.push(code::C_ENTRY);
+            Def::Entry { region, entry } => {
+                out.push(code::ENTRY);
                 pv::put(out, *region as u64);
+                out.push(*entry as u8);
             }
             Def::ClockOffset {
                 reference,
@@ -493,6 +550,7 @@ impl Reader<'_> {
                     sd_ns: self.f64()?,
                     min_ns: self.f64()?,
                     samples: self.u32()?,
+                    tick: self.u64()?,
                 }
             }
             code::REGION => {
@@ -540,8 +598,11 @@ impl Reader<'_> {
                 region: self.u32()?,
                 addr: self.u64()?,
             },
-            code::C_ENTRY => Def::CEntry {
+            code::ENTRY => Def::Entry {
                 region: self.u32()?,
+                entry: *Entry::ALL
+                    .get(self.byte()? as usize)
+                    .ok_or_else(|| self.bad("unknown entry"))?,
             },
             code::CLOCK_OFFSET => Def::ClockOffset {
                 reference: self.u32()?,
@@ -587,6 +648,7 @@ mod tests {
                 sd_ns: 0.25,
                 min_ns: 7.0,
                 samples: 20,
+                tick: 12_345,
             },
             Def::Region {
                 id: 7,
@@ -624,7 +686,10 @@ mod tests {
                 region: 9,
                 addr: 0x5555_0000_1234,
             },
-            Def::CEntry { region: 9 },
+            Def::Entry {
+                region: 9,
+                entry: Entry::Preserving,
+            },
             Def::ClockOffset {
                 reference: 0,
                 local_ns: 123_456_789,

@@ -5,13 +5,13 @@
 //! streams are read block by block, so memory stays bounded whatever the
 //! length of the trace.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::clock::ClockMap;
-use crate::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
+use crate::defs::{ClockSource, Def, Entry, Mode, Probe, ProcessInfo};
 use crate::evcodec::{self, EventEncoder};
 use crate::event::{Event, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
@@ -52,7 +52,7 @@ pub struct Region {
     pub line: u32,
 }
 
-/// A probe cost measured by a process at start-up.
+/// A probe cost measured by a process.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Calibration {
     /// Which probe.
@@ -67,6 +67,8 @@ pub struct Calibration {
     pub min_ns: f64,
     /// Batches measured.
     pub samples: u32,
+    /// Tick at the middle of the measurement (0: unknown).
+    pub tick: u64,
 }
 
 impl Calibration {
@@ -79,6 +81,7 @@ impl Calibration {
             sd_ns: self.sd_ns,
             min_ns: self.min_ns,
             samples: self.samples,
+            tick: self.tick,
         }
     }
 }
@@ -151,8 +154,8 @@ pub struct Process {
     pub modules: Vec<Module>,
     /// Run-time code addresses of regions (compiler-instrumented functions).
     pub code_addresses: BTreeMap<RegionId, u64>,
-    /// Regions entered and left through the C entry points.
-    pub c_entry: BTreeSet<RegionId>,
+    /// How regions are entered, where not through `Entry::Guard`.
+    pub entries: BTreeMap<RegionId, Entry>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -247,7 +250,7 @@ impl Process {
             properties: Vec::new(),
             modules: Vec::new(),
             code_addresses: BTreeMap::new(),
-            c_entry: BTreeSet::new(),
+            entries: BTreeMap::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -290,6 +293,7 @@ impl Process {
                         sd_ns,
                         min_ns,
                         samples,
+                        tick,
                     } => p.calibration.push(Calibration {
                         probe,
                         mode,
@@ -297,6 +301,7 @@ impl Process {
                         sd_ns,
                         min_ns,
                         samples,
+                        tick,
                     }),
                     Def::Region {
                         id,
@@ -352,8 +357,8 @@ impl Process {
                     Def::CodeAddress { region, addr } => {
                         p.code_addresses.insert(region, addr);
                     }
-                    Def::CEntry { region } => {
-                        p.c_entry.insert(region);
+                    Def::Entry { region, entry } => {
+                        p.entries.insert(region, entry);
                     }
                     Def::ClockOffset {
                         reference,

@@ -5,7 +5,8 @@
 //! into a buffer that is never written out. Enters and leaves go through
 //! the entry points a program calls: a `region!` guard, and the C entry
 //! points when the interposition library registered them (a C program
-//! calls them across a shared library's boundary, which costs more). A
+//! calls them across a shared library's boundary, which costs more), and
+//! the register-preserving probes (`region_preserving!`). A
 //! batch's time divided by 256 is one sample; the mean and standard
 //! deviation over batches (after one warm-up batch, and leaving out batches
 //! that the operating system disturbed) are what compensation subtracts per
@@ -23,7 +24,7 @@ use parallax_model::experiment::Calibration;
 
 use crate::clock;
 use crate::process::{PROFILE, TRACE};
-use crate::region::{self, Callsite, RegionGuard};
+use crate::region::{self, Callsite, PreservingGuard, RegionGuard};
 use crate::thread::{self, ThreadState};
 
 const BATCH: usize = 256;
@@ -45,6 +46,11 @@ pub struct CEntry {
     pub enter: extern "C" fn(u32) -> c_int,
     /// `parallax_pl_leave`.
     pub leave: extern "C" fn(),
+    /// `parallax_pl_enter_preserving` reading the calibration's flags: a
+    /// register-preserving trampoline taking the region in edi.
+    pub enter_preserving: unsafe extern "C" fn(),
+    /// `parallax_pl_leave_preserving`.
+    pub leave_preserving: unsafe extern "C" fn(),
 }
 
 static C_ENTRY: OnceLock<CEntry> = OnceLock::new();
@@ -74,9 +80,9 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     CAL.store(flags, Relaxed);
     let own = thread::swap_state(st);
     let c_entry = C_ENTRY.get().copied();
-    let mut samples: [Vec<u64>; 7] = Default::default();
+    let mut samples: [Vec<u64>; 11] = Default::default();
     for b in 0..=batches {
-        let mut c = [0u64; 8];
+        let mut c = [0u64; 12];
         c[0] = clock::now();
         let mut sink = 0u64;
         for _ in 0..BATCH {
@@ -104,19 +110,32 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
             std::hint::black_box(());
         }
         c[5] = clock::now();
-        let mut n = 5;
+        let preserving: [PreservingGuard; BATCH] =
+            std::array::from_fn(|_| SITE.enter_preserving_as(f));
+        c[6] = clock::now();
+        drop(preserving);
+        c[7] = clock::now();
+        let mut n = 7;
         if let Some(e) = c_entry {
             let enter = std::hint::black_box(e.enter);
             let leave = std::hint::black_box(e.leave);
             for i in 0..BATCH {
                 sink = sink.wrapping_add(enter(1 + (i as u32 & 7)) as u64);
             }
-            c[6] = clock::now();
+            c[8] = clock::now();
             for _ in 0..BATCH {
                 leave();
             }
-            c[7] = clock::now();
-            n = 7;
+            c[9] = clock::now();
+            for i in 0..BATCH {
+                sink = sink.wrapping_add(call_preserving(e.enter_preserving, 1 + (i as u32 & 7)));
+            }
+            c[10] = clock::now();
+            for _ in 0..BATCH {
+                call_preserving(e.leave_preserving, 0);
+            }
+            c[11] = clock::now();
+            n = 11;
         }
         std::hint::black_box(sink);
         if b > 0 {
@@ -142,8 +161,12 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
         Probe::Leave,
         Probe::Event,
         Probe::Disabled,
+        Probe::EnterPreserving,
+        Probe::LeavePreserving,
         Probe::EnterC,
         Probe::LeaveC,
+        Probe::EnterCPreserving,
+        Probe::LeaveCPreserving,
     ];
     probes
         .iter()
@@ -167,9 +190,56 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
                 sd_ns: var.sqrt(),
                 min_ns: min,
                 samples: per.len() as u32,
+                tick: t0 + t1.saturating_sub(t0) / 2,
             }
         })
         .collect()
+}
+
+/// Calls the register-preserving trampoline `f` with `id` in edi, as the C
+/// entry points' callers do; its result.
+#[inline(always)]
+fn call_preserving(f: unsafe extern "C" fn(), id: u32) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let out: u32;
+        // Safety: `f` preserves every register but eax and realigns the
+        // stack; the red zone is stepped over.
+        unsafe {
+            std::arch::asm!(
+                "sub rsp, 128",
+                "call {f}",
+                "add rsp, 128",
+                f = in(reg) f,
+                in("edi") id,
+                lateout("eax") out,
+            );
+        }
+        out as u64
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (f, id);
+        0
+    }
+}
+
+/// Measures the probes again now, if this process is measuring, and
+/// records the result: compensation takes each event's probe costs from
+/// the calibration nearest in time, so a long run that calls this at quiet
+/// points (between phases or repetitions) follows a machine whose speed
+/// changes. The calling thread records the time spent here as the
+/// runtime's own work, which compensation removes. Takes about a
+/// millisecond.
+pub fn now() {
+    let mode = crate::process::mode();
+    if mode == Mode::Off {
+        return;
+    }
+    crate::events::record(EventKind::FlushBegin);
+    let defs: Vec<_> = measure(mode, 8).iter().map(|c| c.to_def()).collect();
+    crate::process::write_defs(&defs);
+    crate::events::record(EventKind::FlushEnd);
 }
 
 /// The batches that the operating system did not disturb: those within

@@ -32,6 +32,7 @@ pub mod calibrate;
 pub mod clock;
 pub mod config;
 pub mod events;
+pub mod preserving;
 mod process;
 mod profile;
 mod region;
@@ -45,7 +46,9 @@ pub use parallax_macros::instrument;
 pub use parallax_model::defs::Def;
 pub use parallax_model::region::RegionKind;
 pub use process::{finish, init, mode, out_dir, set_flow, InitError};
-pub use region::{define, enter, enter_for_c, leave, register_region, Callsite, RegionGuard};
+pub use region::{
+    define, enter, enter_for_c, leave, register_region, Callsite, PreservingGuard, RegionGuard,
+};
 pub use spawn::{spawn, spawn_named, JoinHandle};
 
 /// Switches recording on (TraceFlow's `flowon`).
@@ -72,6 +75,19 @@ macro_rules! region {
         static __PARALLAX_SITE: $crate::Callsite =
             $crate::Callsite::new($name, $crate::RegionKind::$kind, file!(), line!());
         __PARALLAX_SITE.enter()
+    }};
+}
+
+/// Enters a region with a probe that preserves the caller's registers
+/// ([`preserving`]): `let _g = region_preserving!(Loop, "body");`. For
+/// probes inside hot loops, where an ordinary probe would make the compiler
+/// keep the loop's values in memory and so perturb the code around it.
+#[macro_export]
+macro_rules! region_preserving {
+    ($kind:ident, $name:expr) => {{
+        static __PARALLAX_SITE: $crate::Callsite =
+            $crate::Callsite::new($name, $crate::RegionKind::$kind, file!(), line!());
+        __PARALLAX_SITE.enter_preserving()
     }};
 }
 

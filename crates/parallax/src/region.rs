@@ -3,10 +3,11 @@
 use std::sync::atomic::{AtomicU32, Ordering::*};
 use std::sync::Mutex;
 
-use parallax_model::defs::Def;
+use parallax_model::defs::{Def, Entry};
 use parallax_model::event::RegionId;
 use parallax_model::region::RegionKind;
 
+use crate::preserving;
 use crate::process::{self, FLAGS, UNINIT};
 use crate::thread;
 
@@ -109,10 +110,42 @@ impl Callsite {
         }
     }
 
+    /// Enters the region with a probe that preserves the caller's
+    /// registers ([`crate::preserving`]); leaving happens when the guard is
+    /// dropped.
+    #[inline(always)]
+    pub fn enter_preserving(&'static self) -> PreservingGuard {
+        self.enter_preserving_as(FLAGS.load(Relaxed))
+    }
+
+    /// [`Callsite::enter_preserving`] under flags `f`.
+    #[inline(always)]
+    pub(crate) fn enter_preserving_as(&'static self, f: u8) -> PreservingGuard {
+        if f == 0 {
+            return PreservingGuard { active: false };
+        }
+        let id = self.id.load(Relaxed);
+        let id = if id == 0 || f & UNINIT != 0 {
+            self.register_as(Entry::Preserving)
+        } else {
+            id
+        };
+        PreservingGuard {
+            active: id != 0 && preserving::enter_as(f, id),
+        }
+    }
+
     /// The region's id, registering it if needed; 0 if not measuring.
     #[cold]
     #[inline(never)]
     pub fn register(&'static self) -> RegionId {
+        self.register_as(Entry::Guard)
+    }
+
+    /// [`Callsite::register`], for a region entered through `entry`.
+    #[cold]
+    #[inline(never)]
+    fn register_as(&'static self, entry: Entry) -> RegionId {
         if FLAGS.load(Relaxed) & UNINIT != 0 {
             process::init_from_env();
         }
@@ -136,6 +169,11 @@ impl Callsite {
         };
         process::write_defs(std::slice::from_ref(&def));
         known.push(def);
+        if entry != Entry::Guard {
+            let def = Def::Entry { region: id, entry };
+            process::write_defs(std::slice::from_ref(&def));
+            known.push(def);
+        }
         self.id.store(id, Release);
         id
     }
@@ -192,6 +230,22 @@ impl Drop for RegionGuard {
     }
 }
 
+/// Leaves a region entered with a register-preserving probe on drop.
+#[must_use = "the region is left when this guard is dropped"]
+#[derive(Debug)]
+pub struct PreservingGuard {
+    active: bool,
+}
+
+impl Drop for PreservingGuard {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.active {
+            preserving::leave();
+        }
+    }
+}
+
 /// Enters region `id` (from [`register_region`]) on this thread. Pair every
 /// call with [`leave`]; prefer guards where the language allows.
 #[inline(always)]
@@ -199,8 +253,9 @@ pub fn enter(id: RegionId) -> bool {
     enter_as(FLAGS.load(Relaxed), id)
 }
 
+/// [`enter`] under flags `f`.
 #[inline(always)]
-fn enter_as(f: u8, id: RegionId) -> bool {
+pub(crate) fn enter_as(f: u8, id: RegionId) -> bool {
     if f == 0 || id == 0 {
         return false;
     }

@@ -61,7 +61,10 @@ pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) ->
     let id = region(&unsafe { text(name) }, kind, "", 0);
     if id != 0 {
         // Its probes cost what the C entry points cost.
-        parallax::define(Def::CEntry { region: id });
+        parallax::define(Def::Entry {
+            region: id,
+            entry: parallax_model::defs::Entry::C,
+        });
     }
     id
 }
@@ -84,7 +87,61 @@ pub(crate) fn calibration_entry() -> parallax::calibrate::CEntry {
     parallax::calibrate::CEntry {
         enter: calibration_enter,
         leave: parallax_pl_leave,
+        enter_preserving: parallax_calibration_enter_preserving,
+        leave_preserving: parallax_pl_leave_preserving,
     }
+}
+
+// The register-preserving C entry points (see `shim/pxl.h`): trampolines
+// that keep every register but eax around these bodies.
+extern "C" fn enter_preserving_body(id: u32) -> u32 {
+    parallax::enter_for_c(id) as u32
+}
+
+extern "C" fn calibration_enter_preserving_body(id: u32) -> u32 {
+    parallax::calibrate::c_enter(id) as u32
+}
+
+extern "C" fn leave_preserving_body() {
+    parallax::leave();
+}
+
+parallax::preserving_trampoline!(
+    #[no_mangle]
+    parallax_pl_enter_preserving,
+    enter_preserving_body
+);
+parallax::preserving_trampoline!(
+    #[no_mangle]
+    parallax_pl_leave_preserving,
+    leave_preserving_body
+);
+parallax::preserving_trampoline!(
+    parallax_calibration_enter_preserving,
+    calibration_enter_preserving_body
+);
+
+/// See `shim/pxl.h`: a region whose probes preserve the caller's registers.
+///
+/// # Safety
+/// `name` is null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn parallax_pl_region_preserving(name: *const c_char, kind: c_int) -> u32 {
+    let Some(kind) = u8::try_from(kind).ok().and_then(RegionKind::from_u8) else {
+        return 0;
+    };
+    if !active() {
+        return 0;
+    }
+    // Safety: per the contract.
+    let id = region(&unsafe { text(name) }, kind, "", 0);
+    if id != 0 {
+        parallax::define(Def::Entry {
+            region: id,
+            entry: parallax_model::defs::Entry::CPreserving,
+        });
+    }
+    id
 }
 
 /// See `shim/pxl.h`.
@@ -186,6 +243,12 @@ pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64,
         }
         None => {}
     }
+}
+
+/// See `shim/pxl.h`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_calibrate() {
+    parallax::calibrate::now();
 }
 
 /// See `shim/pxl.h`.

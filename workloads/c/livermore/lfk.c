@@ -98,7 +98,8 @@ static double sq(double x) { return x * x; }
         opaque_;                                          \
     })
 
-static inline void body_done(int *entered) { px_leave(*entered); }
+
+static inline void block_done(int *entered) { px_leave_preserving(*entered); }
 
 /* Innermost iterations per probed block at level full (--block). */
 static size_t block_size = 1;
@@ -107,7 +108,7 @@ static size_t block_size = 1;
  * run ends. */
 #define BLOCKS                                                              \
     size_t blk_left_ = 1, blk_size_ = block_size;                           \
-    int blk_in_ __attribute__((cleanup(body_done))) = 0
+    int blk_in_ __attribute__((cleanup(block_done))) = 0
 
 /* One step of an innermost loop: at every block_size-th step a block of
  * iterations ends and the next begins. When `full` the block is a region:
@@ -119,8 +120,8 @@ static size_t block_size = 1;
     if (--blk_left_ == 0) {                                                 \
         blk_left_ = blk_size_;                                              \
         if (full) {                                                         \
-            px_leave(blk_in_);                                              \
-            blk_in_ = px_enter(&body_site_);                                \
+            px_leave_preserving(blk_in_);                                   \
+            blk_in_ = px_enter_preserving(&body_site_);                     \
         } else {                                                            \
             __asm__ volatile("" ::: "memory");                              \
         }                                                                   \
@@ -1189,6 +1190,7 @@ int main(int argc, char **argv) {
         double reference = 0;
         for (long rep = 0; rep < reps; rep++)
             for (int l = 0; l < nl; l++) {
+                px_calibrate(); /* the probes' cost as the machine is now */
                 struct result r = k->exec(n, passes, levels[l], &k->site);
                 uint64_t b;
                 memcpy(&b, &r.checksum, sizeof b);

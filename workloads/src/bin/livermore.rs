@@ -201,6 +201,8 @@ fn main() -> ExitCode {
         let mut runs: Vec<Vec<Outcome>> = vec![Vec::new(); args.levels.len()];
         for _ in 0..args.reps {
             for (i, &level) in args.levels.iter().enumerate() {
+                // The probes' cost as the machine is now (if measuring).
+                parallax::calibrate::now();
                 runs[i].push(k.run(size, level));
             }
         }

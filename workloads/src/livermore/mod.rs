@@ -66,7 +66,7 @@ macro_rules! body {
             $blk.left = $blk.size;
             if $full {
                 $blk.open = None;
-                $blk.open = Some(parallax::region!(Loop, $name));
+                $blk.open = Some(parallax::region_preserving!(Loop, $name));
             } else {
                 std::hint::black_box(());
             }
@@ -88,7 +88,7 @@ pub fn set_block(iterations: usize) {
 pub(crate) struct Blocks {
     left: usize,
     size: usize,
-    open: Option<parallax::RegionGuard>,
+    open: Option<parallax::PreservingGuard>,
 }
 
 impl Blocks {

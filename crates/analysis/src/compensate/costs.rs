@@ -1,100 +1,150 @@
 //! The probe costs (α) that compensation removes, per event kind.
 
-use parallax_model::defs::{Mode, Probe};
+use parallax_model::defs::{Entry, Mode, Probe};
 use std::sync::Arc;
 
-use parallax_model::event::{EventKind, RegionId};
-use parallax_model::experiment::Process;
+use parallax_model::event::{Event, EventKind, RegionId};
+use parallax_model::experiment::{Calibration, Process};
 
-/// What one probe costs, ns: the mean of the runtime's calibration, and
+/// What one probe costs, ns: the mean of the runtime's calibrations, and
 /// its standard deviation (the uncertainty of each removal).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Costs {
-    /// An enter probe.
+    /// An enter probe (mean over the run).
     pub enter_ns: f64,
-    /// A leave probe.
+    /// A leave probe (mean over the run).
     pub leave_ns: f64,
     /// Any other event probe (messages, locks, collectives, marks).
     pub event_ns: f64,
     /// Standard deviation of one probe's cost.
     pub sd_ns: f64,
-    /// An enter probe through the C entry points.
-    pub c_enter_ns: f64,
-    /// A leave probe through the C entry points.
-    pub c_leave_ns: f64,
-    /// Whether a region (by id) is entered through the C entry points.
-    pub c_regions: Arc<[bool]>,
+    /// How each region (by id) is entered, by [`Entry`] number.
+    pub regions: Arc<[u8]>,
+    /// The costs of each calibration, from the tick on where it is the
+    /// nearest in time (at least one).
+    pub phases: Arc<[Phase]>,
+    /// The phase of the last event asked about.
+    phase: usize,
+}
+
+/// Probe costs that apply from a tick on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Phase {
+    /// First tick.
+    pub from_tick: u64,
+    /// Enter and leave probes of each [`Entry`], by its number.
+    pub entry_ns: [(f64, f64); 4],
+    /// Any other event probe.
+    pub event_ns: f64,
 }
 
 impl Costs {
     /// The same cost for every probe.
     pub fn uniform(ns: f64) -> Costs {
+        Costs::per_kind(ns, ns, ns)
+    }
+
+    /// These costs of enters, leaves and other events, whatever the entry
+    /// and the time.
+    pub fn per_kind(enter_ns: f64, leave_ns: f64, event_ns: f64) -> Costs {
         Costs {
-            enter_ns: ns,
-            leave_ns: ns,
-            event_ns: ns,
+            enter_ns,
+            leave_ns,
+            event_ns,
             sd_ns: 0.0,
-            c_enter_ns: ns,
-            c_leave_ns: ns,
-            c_regions: Arc::new([]),
+            regions: Arc::new([]),
+            phases: Arc::new([Phase {
+                from_tick: 0,
+                entry_ns: [(enter_ns, leave_ns); 4],
+                event_ns,
+            }]),
+            phase: 0,
         }
     }
 
     /// The costs a process measured in its own mode, if it recorded them:
-    /// the mean of its calibrations (at start-up, and at the end of a
-    /// measurement that finished cleanly).
+    /// each calibration (at start-up, at the end of a measurement that
+    /// finished cleanly, and whenever the program asked for one) applies
+    /// to the events nearest to it in time.
     pub fn calibrated(p: &Process) -> Option<Costs> {
         let mode = p.info.as_ref().map_or(Mode::Trace, |i| i.mode);
-        let mine = |probe: Probe| p.calibration.iter().filter(move |c| c.probe == probe);
-        let pick = |probe: Probe| {
-            let own: Vec<_> = mine(probe).filter(|c| c.mode == mode).collect();
-            let all = if own.is_empty() {
-                mine(probe).filter(|c| c.mode.traces()).take(1).collect()
-            } else {
-                own
-            };
-            (!all.is_empty()).then(|| {
-                let n = all.len() as f64;
-                (
-                    all.iter().map(|c| c.mean_ns).sum::<f64>() / n,
-                    all.iter().map(|c| c.sd_ns).fold(0.0, f64::max),
-                )
-            })
+        let own: Vec<&Calibration> = p.calibration.iter().filter(|c| c.mode == mode).collect();
+        let cal: Vec<&Calibration> = if own.is_empty() {
+            // Another mode's, as long as it traced: the first measurement.
+            let first = p.calibration.iter().find(|c| c.mode.traces())?;
+            p.calibration
+                .iter()
+                .filter(|c| c.mode == first.mode && c.tick == first.tick)
+                .collect()
+        } else {
+            own
         };
-        let (enter, leave) = (pick(Probe::Enter)?, pick(Probe::Leave)?);
-        let event = pick(Probe::Event).unwrap_or(enter);
-        let c_enter = pick(Probe::EnterC).unwrap_or(enter);
-        let c_leave = pick(Probe::LeaveC).unwrap_or(leave);
-        let top = p.c_entry.iter().next_back().map_or(0, |&r| r as usize + 1);
-        let mut c_regions = vec![false; top];
-        for &r in &p.c_entry {
-            c_regions[r as usize] = true;
+        let mut ticks: Vec<u64> = cal.iter().map(|c| c.tick).collect();
+        ticks.sort_unstable();
+        ticks.dedup();
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let mut phases = Vec::new();
+        for (i, &tick) in ticks.iter().enumerate() {
+            let at = |probe: Probe| {
+                cal.iter()
+                    .find(|c| c.tick == tick && c.probe == probe)
+                    .map(|c| c.mean_ns)
+            };
+            let (Some(enter), Some(leave)) = (at(Probe::Enter), at(Probe::Leave)) else {
+                continue;
+            };
+            let mut entry_ns = [(enter, leave); 4];
+            for entry in Entry::ALL {
+                let (e, l) = entry.probes();
+                entry_ns[entry as usize] = (at(e).unwrap_or(enter), at(l).unwrap_or(leave));
+            }
+            phases.push(Phase {
+                from_tick: if i == 0 {
+                    0
+                } else {
+                    ticks[i - 1] + (tick - ticks[i - 1]) / 2
+                },
+                entry_ns,
+                event_ns: at(Probe::Event).unwrap_or(enter),
+            });
         }
+        if phases.is_empty() {
+            return None;
+        }
+        let top = p.entries.keys().next_back().map_or(0, |&r| r as usize + 1);
+        let mut regions = vec![Entry::Guard as u8; top];
+        for (&r, &entry) in &p.entries {
+            regions[r as usize] = entry as u8;
+        }
+        let over = |f: &dyn Fn(&Phase) -> f64| mean(&phases.iter().map(f).collect::<Vec<_>>());
         Some(Costs {
-            enter_ns: enter.0,
-            leave_ns: leave.0,
-            event_ns: event.0,
-            sd_ns: [enter.1, leave.1, event.1, c_enter.1, c_leave.1]
-                .into_iter()
-                .fold(0.0, f64::max),
-            c_enter_ns: c_enter.0,
-            c_leave_ns: c_leave.0,
-            c_regions: c_regions.into(),
+            enter_ns: over(&|p| p.entry_ns[0].0),
+            leave_ns: over(&|p| p.entry_ns[0].1),
+            event_ns: over(&|p| p.event_ns),
+            sd_ns: cal.iter().map(|c| c.sd_ns).fold(0.0, f64::max),
+            regions: regions.into(),
+            phases: phases.into(),
+            phase: 0,
         })
     }
 
-    /// The cost of the probe that recorded `e`. The runtime's own flush
-    /// events cost nothing here: the whole flush is removed.
+    /// The cost of the probe that recorded `e`, from the calibration
+    /// nearest in time (events come in time order on a location). The
+    /// runtime's own flush events cost nothing here: the whole flush is
+    /// removed.
     #[inline]
-    pub fn of(&self, e: &EventKind) -> f64 {
-        let c = |r: RegionId| self.c_regions.get(r as usize).copied().unwrap_or(false);
-        match e {
-            EventKind::Enter { region } if c(*region) => self.c_enter_ns,
-            EventKind::Leave { region } if c(*region) => self.c_leave_ns,
-            EventKind::Enter { .. } => self.enter_ns,
-            EventKind::Leave { .. } => self.leave_ns,
+    pub fn of(&mut self, e: &Event) -> f64 {
+        while self.phase + 1 < self.phases.len() && e.time >= self.phases[self.phase + 1].from_tick
+        {
+            self.phase += 1;
+        }
+        let ph = &self.phases[self.phase];
+        let entry = |r: RegionId| self.regions.get(r as usize).map_or(0, |&x| x as usize);
+        match e.kind {
+            EventKind::Enter { region } => ph.entry_ns[entry(region)].0,
+            EventKind::Leave { region } => ph.entry_ns[entry(region)].1,
             EventKind::FlushBegin | EventKind::FlushEnd => 0.0,
-            _ => self.event_ns,
+            _ => ph.event_ns,
         }
     }
 }

@@ -411,7 +411,7 @@ impl<'a> LocPass<'a> {
             self.stats.first = Some((tm, ta));
         }
         self.stats.last = Some((tm, ta));
-        self.prev = Some((tm, ta, self.costs.of(&e.kind)));
+        self.prev = Some((tm, ta, self.costs.of(e)));
     }
 
     /// The approximated time of a dependent event whose partner posted

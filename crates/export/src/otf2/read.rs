@@ -865,6 +865,7 @@ pub fn import(anchor: &Path, out: &Path, opts: &ImportOptions) -> Result<Summary
                     sd_ns: 0.0,
                     min_ns: c,
                     samples: 1,
+                    tick: 0,
                 });
             }
         }
