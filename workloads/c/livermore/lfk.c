@@ -12,9 +12,10 @@
  *    "iterations":6906900,"seconds":s,"checksum":c,"checksum_bits":"..."}
  *
  * Levels: none, no probes; raw, a region `lfkNN` (kind Loop) around the
- * kernel; full, that region and a region around every iteration of the
- * innermost loop(s) (`lfkNN body`, `lfk14 body 2`, ...), 2 + 2 x
- * iterations events. Regions go through the weak entry points of
+ * kernel; full, that region and a region around every block of --block
+ * iterations (default 1) of the innermost loop(s) (`lfkNN body`,
+ * `lfk14 body 2`, ...), 2 + 2 x iterations / block events, made with the
+ * register-preserving probes (px_enter_preserving). Regions go through the weak entry points of
  * ../pxprobe.h: without the interposition library nothing is recorded.
  *
  * The arithmetic is the same at every level: each kernel's loops are one

@@ -13,8 +13,10 @@
 //! - [`Level::None`]: no probes;
 //! - [`Level::Raw`]: one region around the whole kernel (2 events);
 //! - [`Level::Full`]: that region, and inside it one region around every
-//!   iteration of the kernel's innermost loop(s) (2 + 2 ×
-//!   [`Kernel::iterations`] events).
+//!   block of [`set_block`] iterations of the kernel's innermost loop(s)
+//!   (by default one iteration: 2 + 2 × [`Kernel::iterations`] events),
+//!   with register-preserving probes ([`parallax::preserving`]), so that
+//!   the compiler builds the loop as without them.
 //!
 //! # Keeping the arithmetic the same at every level
 //!
@@ -113,8 +115,8 @@ pub enum Level {
     None,
     /// A region around the whole kernel: probes at its begin and end only.
     Raw,
-    /// The kernel's region and a region around every iteration of its
-    /// innermost loop bodies.
+    /// The kernel's region and a region around every block of iterations
+    /// of its innermost loop bodies ([`set_block`]).
     Full,
 }
 
