@@ -188,6 +188,8 @@ fn main() -> ExitCode {
         let mut reference = None;
         for rep in 0..args.reps {
             for &level in &args.levels {
+                // The probes' cost as the machine is now (if measuring).
+                parallax::calibrate::now();
                 let run = run_of(&args, k, level);
                 let o = k.run(&run);
                 if *reference.get_or_insert(o.checksum) != o.checksum {

@@ -14,11 +14,12 @@ use super::{Level, Run};
 /// The timed part of a kernel; returns the checksum.
 pub(crate) type Work = Box<dyn FnOnce() -> u64>;
 
-/// A region around the rest of the block at level `Full`.
+/// A region around the rest of the block at level `Full`, with a
+/// register-preserving probe (the loop around it compiles as without it).
 macro_rules! body {
     ($level:expr, $name:literal) => {
         if $level == Level::Full {
-            Some(parallax::region!(Loop, $name))
+            Some(parallax::region_preserving!(Loop, $name))
         } else {
             None
         }
