@@ -28,6 +28,20 @@ pub fn read(tsc: bool) -> u64 {
     mono_ns()
 }
 
+/// Keeps a clock read and the memory operations around it in program order
+/// (`rdtsc` alone may run after later instructions and before earlier
+/// ones): between a post's event and the store that publishes it, and
+/// between the load that sees a post and the event that completes the wait,
+/// so that the wait never seems to end before the post.
+#[inline(always)]
+pub fn order() {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: `lfence` has no preconditions.
+    unsafe {
+        core::arch::x86_64::_mm_lfence()
+    };
+}
+
 /// CLOCK_MONOTONIC in nanoseconds (async-signal-safe).
 #[inline]
 pub fn mono_ns() -> u64 {

@@ -8,6 +8,7 @@ use std::sync::{Condvar, LockResult, MutexGuard, PoisonError};
 use parallax_model::event::{CollectiveOp, NO_ROOT};
 use parallax_model::region::RegionKind;
 
+use crate::clock;
 use crate::events;
 use crate::region::Callsite;
 
@@ -62,6 +63,7 @@ impl<T: ?Sized> Mutex<T> {
         let region = LOCK_SITE.enter();
         events::lock_request(id);
         let r = self.inner.lock();
+        clock::order();
         events::lock_acquired(id);
         drop(region);
         match r {
@@ -95,6 +97,7 @@ impl<T: ?Sized> Drop for Guard<'_, T> {
     fn drop(&mut self) {
         let _r = UNLOCK_SITE.enter();
         events::lock_release(self.id);
+        clock::order();
         self.inner.take();
     }
 }
@@ -120,7 +123,9 @@ impl Barrier {
     pub fn wait(&self) -> bool {
         let _r = BARRIER_SITE.enter();
         events::collective_begin();
+        clock::order();
         let leader = self.inner.wait().is_leader();
+        clock::order();
         events::collective_end(
             CollectiveOp::Barrier,
             id_of(self),
@@ -158,6 +163,7 @@ impl Semaphore {
         }
         *c -= 1;
         drop(c);
+        clock::order();
         events::sem_acquired(id_of(self));
     }
 
@@ -165,6 +171,7 @@ impl Semaphore {
     pub fn release(&self) {
         let _r = SEM_POST_SITE.enter();
         events::sem_post(id_of(self));
+        clock::order();
         *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
         self.cv.notify_one();
     }
@@ -189,6 +196,7 @@ impl SyncVar {
     pub fn advance(&self, index: u64) {
         let _r = ADVANCE_SITE.enter();
         events::advance(id_of(self), index);
+        clock::order();
         self.value.fetch_max(index, Ordering::Release);
     }
 
@@ -204,6 +212,7 @@ impl SyncVar {
                 std::thread::yield_now();
             }
         }
+        clock::order();
         events::await_done(id_of(self), index);
     }
 }

@@ -236,6 +236,9 @@ pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Opti
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
+    // The event's clock read stays after what the caller did before (a wait
+    // that just ended) and before what it does next (a release to publish).
+    parallax::clock::order();
     match event(code, a, b, c, d, e) {
         Some(EventKind::ThreadBegin { token }) => events::thread_begin(token),
         Some(k) => {
@@ -243,6 +246,7 @@ pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64,
         }
         None => {}
     }
+    parallax::clock::order();
 }
 
 /// See `shim/pxl.h`.
