@@ -55,6 +55,7 @@ static inline void px_start(void) {
         (void)parallax_pl_active();
 }
 
+#if defined(__x86_64__) && !defined(__AVX__)
 /* Enters `s` with a probe that preserves every register (but the result's):
  * the compiler keeps the surrounding code as it would be without the probe.
  * Nonzero if recorded, and then px_leave_preserving must follow. The call
@@ -82,6 +83,12 @@ static inline void px_leave_preserving(int entered) {
                          :
                          : "rax", "cc");
 }
+#else
+/* Code built for AVX may keep wider vector values than the trampoline
+ * saves (xmm0-15): ordinary probes there. */
+static inline int px_enter_preserving(px_site *s) { return px_enter(s); }
+static inline void px_leave_preserving(int entered) { px_leave(entered); }
+#endif
 
 /* Measures the probes' cost again now (compensation uses the calibration
  * nearest in time to each event). */

@@ -78,11 +78,13 @@ void parallax_pl_event(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d,
  * known only after the call that made it returned (a non-blocking send,
  * whose message may already have arrived), dated by the call's enter. */
 void parallax_pl_event_prior(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e);
-/* Register-preserving probes, for hot loops: called from inline assembly
- * (`call parallax_pl_enter_preserving@PLT`, region id in edi, 0 or 3 back
- * in eax as from parallax_pl_enter; `call parallax_pl_leave_preserving@PLT`)
- * they change no register but eax, so the compiler builds the code around
- * them as if they were not there. Regions for them come from
+/* Register-preserving probes, for hot loops (x86-64): called from inline
+ * assembly (`call parallax_pl_enter_preserving@PLT`, region id in edi, 0 or
+ * 3 back in eax as from parallax_pl_enter; `call
+ * parallax_pl_leave_preserving@PLT`) they change no general register but
+ * eax and keep xmm0-15, so the compiler builds the code around them as if
+ * they were not there. Code built for AVX, which may keep wider vector
+ * values, must use the ordinary entry points. Regions for them come from
  * parallax_pl_region_preserving. */
 uint32_t parallax_pl_region_preserving(const char *name, int kind);
 void parallax_pl_enter_preserving(void);
