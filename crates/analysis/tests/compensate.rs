@@ -380,3 +380,112 @@ fn an_already_compensated_experiment_is_refused() {
     .unwrap_err();
     assert!(e.to_string().contains("already compensated"), "{e}");
 }
+
+/// A process that calibrated twice (at ticks 1000 and 100,000) and enters
+/// region 2 through the register-preserving probes: each event loses the
+/// cost of its own entry point, from the calibration nearest in time.
+#[test]
+fn each_event_loses_its_entry_points_cost_from_the_nearest_calibration() {
+    use parallax_model::defs::{ClockSource, Def, Entry, Mode, Probe, ProcessInfo};
+    use parallax_model::event::{Event, EventKind};
+    use parallax_model::experiment::{self, EventWriter};
+    use parallax_model::region::RegionKind;
+
+    let dir = tmp("entries");
+    let pdir = dir.join(experiment::rank_dir(0));
+    std::fs::create_dir_all(&pdir).unwrap();
+    let mut defs = vec![
+        Def::Process(ProcessInfo {
+            rank: 0,
+            ranks: 1,
+            pid: 1,
+            host: "h".into(),
+            program: "p".into(),
+            args: Vec::new(),
+            start_unix_ns: 1,
+            mode: Mode::Trace,
+            version: "0".into(),
+        }),
+        Def::Clock {
+            source: ClockSource::Monotonic,
+            nominal_hz: 1e9,
+        },
+        Def::ClockSync {
+            tick: 0,
+            mono_ns: 0,
+            unix_ns: 1,
+        },
+        Def::ClockSync {
+            tick: 200_000,
+            mono_ns: 200_000,
+            unix_ns: 200_001,
+        },
+        Def::Location {
+            thread: 0,
+            name: String::new(),
+            os_tid: 0,
+        },
+        Def::Entry {
+            region: 2,
+            entry: Entry::Preserving,
+        },
+    ];
+    for id in [1, 2] {
+        defs.push(Def::Region {
+            id,
+            kind: RegionKind::Loop,
+            name: format!("r{id}"),
+            file: String::new(),
+            line: 0,
+        });
+    }
+    // (probe, cost at tick 1000, cost at tick 100,000)
+    for (probe, early, late) in [
+        (Probe::Enter, 10.0, 20.0),
+        (Probe::Leave, 11.0, 21.0),
+        (Probe::Event, 12.0, 22.0),
+        (Probe::EnterPreserving, 30.0, 50.0),
+        (Probe::LeavePreserving, 31.0, 51.0),
+    ] {
+        for (tick, mean_ns) in [(1000, early), (100_000, late)] {
+            defs.push(Def::Calibration {
+                probe,
+                mode: Mode::Trace,
+                mean_ns,
+                sd_ns: 0.0,
+                min_ns: mean_ns,
+                samples: 1,
+                tick,
+            });
+        }
+    }
+    experiment::write_defs(&pdir, 0, &defs).unwrap();
+    let mut w = EventWriter::create(&pdir.join(experiment::events_file(0)), 0, 0, 1 << 16).unwrap();
+    // The same nest early and late: r1 { r2 { } }, 100 ns apart.
+    for base in [1000u64, 100_000] {
+        for (dt, kind) in [
+            (0, EventKind::Enter { region: 1 }),
+            (100, EventKind::Enter { region: 2 }),
+            (200, EventKind::Leave { region: 2 }),
+            (300, EventKind::Leave { region: 1 }),
+        ] {
+            w.push(&Event {
+                time: base + dt,
+                kind,
+            })
+            .unwrap();
+        }
+    }
+    w.finish().unwrap();
+    let exp = Experiment::open(&dir).unwrap();
+    let out = dir.join("c");
+    let s = compensate::compensate(&exp, &out, &Options::default(), Executor::Sequential).unwrap();
+    // Every event's probe but the last one's is removed: early, enter 10,
+    // preserving enter 30 and leave 31, leave 11; late, 20, 50, 51.
+    let removed = s.locations[0].stats.probe_ns;
+    assert!(
+        (removed - (10.0 + 30.0 + 31.0 + 11.0 + 20.0 + 50.0 + 51.0)).abs() < 1e-6,
+        "{removed}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
