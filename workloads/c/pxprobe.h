@@ -31,15 +31,17 @@ typedef struct {
     uint32_t id;
 } px_site;
 
+/* The id of `s`, asked of `region` on first use; 0 while not measuring. */
+static inline uint32_t px_id(px_site *s, uint32_t (*region)(const char *, int)) {
+    if (__builtin_expect(s->id == 0, 0))
+        s->id = region(s->name, s->kind);
+    return s->id;
+}
+
 /* Enters `s`; nonzero if recorded, and then px_leave must follow. */
 static inline int px_enter(px_site *s) {
-    if (!parallax_pl_enter)
+    if (!parallax_pl_enter || px_id(s, parallax_pl_region) == 0)
         return 0;
-    if (__builtin_expect(s->id == 0, 0)) {
-        s->id = parallax_pl_region(s->name, s->kind);
-        if (s->id == 0)
-            return 0;
-    }
     return parallax_pl_enter(s->id);
 }
 
@@ -61,13 +63,8 @@ static inline void px_start(void) {
  * Nonzero if recorded, and then px_leave_preserving must follow. The call
  * steps over the red zone below the stack pointer. */
 static inline int px_enter_preserving(px_site *s) {
-    if (!parallax_pl_enter_preserving)
+    if (!parallax_pl_enter_preserving || px_id(s, parallax_pl_region_preserving) == 0)
         return 0;
-    if (__builtin_expect(s->id == 0, 0)) {
-        s->id = parallax_pl_region_preserving(s->name, s->kind);
-        if (s->id == 0)
-            return 0;
-    }
     int r;
     __asm__ volatile("sub $128, %%rsp\n\tcall parallax_pl_enter_preserving@PLT\n\tadd $128, %%rsp"
                      : "=a"(r)

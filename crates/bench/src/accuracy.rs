@@ -308,7 +308,7 @@ impl Ctx {
         t_m: &[f64],
         t_a: &[f64],
         events: u64,
-    ) {
+    ) -> &mut Kernel {
         let (t, t_m, t_a) = (median(t), median(t_m), median(t_a));
         self.kernels.push(Kernel {
             name: name.to_string(),
@@ -323,16 +323,16 @@ impl Ctx {
             events,
             block: None,
         });
+        self.kernels.last_mut().expect("just pushed")
     }
 
     /// Sequential Livermore kernels, each in a process of its own: its raw
     /// and full runs alternate `reps` times, so that T and T_m are measured
     /// close in time (this machine's speed drifts by half from one second
-    /// to the next) and the probes are calibrated (at the start and the end
-    /// of the process) close to the runs. The full level puts a region
-    /// around every block of B innermost iterations, B sized by a pilot raw
-    /// run so that the probes make the kernel about [`SLOWDOWN`] times
-    /// slower (T_m/T).
+    /// to the next) and the probes are calibrated before each run. The full
+    /// level puts a region around every block of B innermost iterations, B
+    /// sized by a pilot raw run so that the probes make the kernel at least
+    /// [`SLOWDOWN`] times slower (T_m/T).
     fn livermore(&mut self, suite: &str, exe: &Path, preload: bool) -> Result<(), String> {
         let reps = self.reps.to_string();
         for number in 1..=24u32 {
@@ -368,14 +368,13 @@ impl Ctx {
             } else {
                 Entry::Preserving
             };
-            let block = block_for(&pilot_dir, entry, median(&pilot), iterations)?;
+            let mut block = block_for(&pilot_dir, entry, median(&pilot), iterations)?;
             // Raw and full alternate: the kernel region's instances are
             // raw, full, raw, full, ... Smaller blocks until the full level
             // is at least twice as slow (the pilot's raw time can differ
             // from that of the blocked code).
             let odd = |v: &[f64]| v.iter().skip(1).step_by(2).copied().collect::<Vec<_>>();
             let even = |v: &[f64]| v.iter().step_by(2).copied().collect::<Vec<_>>();
-            let mut block = block;
             let (dir, name, both) = loop {
                 let (dir, _) = run("raw,full", &reps, block)?;
                 let (name, both) = kernel_spans(&dir)?;
@@ -398,10 +397,8 @@ impl Ctx {
                 &odd(&both),
                 &odd(&comp),
                 events,
-            );
-            if let Some(k) = self.kernels.last_mut() {
-                k.block = Some(block);
-            }
+            )
+            .block = Some(block);
             if !self.quick {
                 for d in [&dir, &comp_dir] {
                     let _ = std::fs::remove_dir_all(d);

@@ -74,8 +74,9 @@ pub fn write_manifest(
         .with_context(|| format!("cannot write the manifest in {}", dir.display()))
 }
 
-/// Each probe's cost: the mean over the process's calibrations (at start
-/// and at the end), the largest standard deviation, and how many there were.
+/// Each probe's cost: the mean over the process's calibrations (at start,
+/// at the end and whenever the program asked), the largest standard
+/// deviation, and how many there were.
 fn probe_costs(
     p: &parallax_model::experiment::Process,
 ) -> serde_json::Map<String, serde_json::Value> {

@@ -19,7 +19,7 @@ use crate::thread;
 /// Records `kind` on the calling thread. Returns whether it was recorded.
 #[inline(always)]
 pub fn record(kind: EventKind) -> bool {
-    record_with(kind, false)
+    record_with(kind, When::Now)
 }
 
 /// Records `kind` on the calling thread at the time of the thread's
@@ -27,24 +27,28 @@ pub fn record(kind: EventKind) -> bool {
 /// returned (a non-blocking send's request), which the call's own enter
 /// dated. Returns whether it was recorded.
 pub fn record_prior(kind: EventKind) -> bool {
-    let f = FLAGS.load(Relaxed);
-    if f == 0 {
-        return false;
-    }
-    if f & UNINIT != 0 {
-        process::init_from_env();
-    }
-    thread::with(|st| st.event_prior(&kind)).is_some()
+    record_with(kind, When::Prior)
 }
 
 /// Records a thread's first event (its begin), with the runtime's setting
 /// up of the thread bracketed after it (see `thread::first_event`).
 fn record_first(kind: EventKind) -> bool {
-    record_with(kind, true)
+    record_with(kind, When::First)
+}
+
+/// The time an event is recorded at.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// Now.
+    Now,
+    /// Now, as the thread's first event.
+    First,
+    /// At the thread's previous record.
+    Prior,
 }
 
 #[inline(always)]
-fn record_with(kind: EventKind, first: bool) -> bool {
+fn record_with(kind: EventKind, when: When) -> bool {
     let f = FLAGS.load(Relaxed);
     if f == 0 {
         return false;
@@ -52,10 +56,11 @@ fn record_with(kind: EventKind, first: bool) -> bool {
     if f & UNINIT != 0 {
         process::init_from_env();
     }
-    if first {
-        return thread::first_event(&kind);
+    match when {
+        When::Now => thread::with(|st| st.event(&kind)).is_some(),
+        When::First => thread::first_event(&kind),
+        When::Prior => thread::with(|st| st.event_prior(&kind)).is_some(),
     }
-    thread::with(|st| st.event(&kind)).is_some()
 }
 
 /// This thread is the one created with `token`: its first event, with the

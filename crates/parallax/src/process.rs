@@ -604,7 +604,8 @@ pub fn finish() -> Option<PathBuf> {
     let mut guard = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
     let out = guard.take().map(|r| {
         // The probes' cost again: the machine's speed may have changed since
-        // start-up, and compensation takes the mean of both.
+        // start-up, and compensation charges each event the costs of the
+        // calibration nearest to it in time.
         let mut defs: Vec<Def> = if r.config.calibrate {
             calibrate::measure(r.config.mode, 40)
                 .iter()

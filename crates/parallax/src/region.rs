@@ -83,20 +83,22 @@ impl Callsite {
     /// with flags of its own).
     #[inline(always)]
     pub(crate) fn enter_as(&'static self, f: u8) -> RegionGuard {
-        if f == 0 {
-            return RegionGuard { active: false };
-        }
-        let id = self.id.load(Relaxed);
-        let id = if id == 0 || f & UNINIT != 0 {
-            self.register()
-        } else {
-            id
-        };
-        if id == 0 {
-            return RegionGuard { active: false };
-        }
+        let id = self.id_under(f, Entry::Guard);
         RegionGuard {
-            active: thread::with(|st| st.enter(id)).is_some(),
+            active: id != 0 && thread::with(|st| st.enter(id)).is_some(),
+        }
+    }
+
+    /// The region's id under flags `f`, registering it (entered through
+    /// `entry`) on first use; 0 if not recording.
+    #[inline(always)]
+    fn id_under(&'static self, f: u8, entry: Entry) -> RegionId {
+        if f == 0 {
+            return 0;
+        }
+        match self.id.load(Relaxed) {
+            id if id != 0 && f & UNINIT == 0 => id,
+            _ => self.register_as(entry),
         }
     }
 
@@ -121,15 +123,7 @@ impl Callsite {
     /// [`Callsite::enter_preserving`] under flags `f`.
     #[inline(always)]
     pub(crate) fn enter_preserving_as(&'static self, f: u8) -> PreservingGuard {
-        if f == 0 {
-            return PreservingGuard { active: false };
-        }
-        let id = self.id.load(Relaxed);
-        let id = if id == 0 || f & UNINIT != 0 {
-            self.register_as(Entry::Preserving)
-        } else {
-            id
-        };
+        let id = self.id_under(f, Entry::Preserving);
         PreservingGuard {
             active: id != 0 && preserving::enter_as(f, id),
         }
@@ -160,20 +154,18 @@ impl Callsite {
             return id;
         }
         let id = NEXT_REGION.fetch_add(1, Relaxed);
-        let def = Def::Region {
+        let mut defs = vec![Def::Region {
             id,
             kind: self.kind,
             name: self.name.to_string(),
             file: self.file.to_string(),
             line: self.line,
-        };
-        process::write_defs(std::slice::from_ref(&def));
-        known.push(def);
+        }];
         if entry != Entry::Guard {
-            let def = Def::Entry { region: id, entry };
-            process::write_defs(std::slice::from_ref(&def));
-            known.push(def);
+            defs.push(Def::Entry { region: id, entry });
         }
+        process::write_defs(&defs);
+        known.extend(defs);
         self.id.store(id, Release);
         id
     }

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use parallax::events::{self, CollectiveOp};
 use parallax::{Def, Mode, RegionKind};
+use parallax_model::defs::Entry;
 use parallax_model::event::EventKind;
 
 /// # Safety
@@ -51,6 +52,16 @@ pub(crate) fn region(name: &str, kind: RegionKind, file: &str, line: u32) -> u32
 /// `name` is null or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) -> u32 {
+    // Safety: per the contract.
+    unsafe { c_region(name, kind, Entry::C) }
+}
+
+/// A region named and kinded by a C caller, entered through `entry`: its
+/// probes cost what that entry point's probes cost.
+///
+/// # Safety
+/// `name` is null or NUL-terminated.
+unsafe fn c_region(name: *const c_char, kind: c_int, entry: Entry) -> u32 {
     let Some(kind) = u8::try_from(kind).ok().and_then(RegionKind::from_u8) else {
         return 0;
     };
@@ -60,11 +71,7 @@ pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) ->
     // Safety: per the contract.
     let id = region(&unsafe { text(name) }, kind, "", 0);
     if id != 0 {
-        // Its probes cost what the C entry points cost.
-        parallax::define(Def::Entry {
-            region: id,
-            entry: parallax_model::defs::Entry::C,
-        });
+        parallax::define(Def::Entry { region: id, entry });
     }
     id
 }
@@ -127,21 +134,8 @@ parallax::preserving_trampoline!(
 /// `name` is null or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_region_preserving(name: *const c_char, kind: c_int) -> u32 {
-    let Some(kind) = u8::try_from(kind).ok().and_then(RegionKind::from_u8) else {
-        return 0;
-    };
-    if !active() {
-        return 0;
-    }
     // Safety: per the contract.
-    let id = region(&unsafe { text(name) }, kind, "", 0);
-    if id != 0 {
-        parallax::define(Def::Entry {
-            region: id,
-            entry: parallax_model::defs::Entry::CPreserving,
-        });
-    }
-    id
+    unsafe { c_region(name, kind, Entry::CPreserving) }
 }
 
 /// See `shim/pxl.h`.

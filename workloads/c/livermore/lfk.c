@@ -15,8 +15,9 @@
  * kernel; full, that region and a region around every block of --block
  * iterations (default 1) of the innermost loop(s) (`lfkNN body`,
  * `lfk14 body 2`, ...), 2 + 2 x iterations / block events, made with the
- * register-preserving probes (px_enter_preserving). Regions go through the weak entry points of
- * ../pxprobe.h: without the interposition library nothing is recorded.
+ * register-preserving probes (px_enter_preserving). Regions go through the
+ * weak entry points of ../pxprobe.h: without the interposition library
+ * nothing is recorded.
  *
  * The arithmetic is the same at every level: each kernel's loops are one
  * always-inline function whose `full` argument is a constant in two
@@ -98,7 +99,6 @@ static double sq(double x) { return x * x; }
         __asm__ volatile("" : "+r"(opaque_) : : "memory"); \
         opaque_;                                          \
     })
-
 
 static inline void block_done(int *entered) { px_leave_preserving(*entered); }
 
