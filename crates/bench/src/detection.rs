@@ -58,17 +58,9 @@ pub struct Args {
     /// removed afterwards).
     #[arg(long)]
     pub dir: Option<PathBuf>,
-    /// Analyse DIR once with this many threads and print figures
-    /// (used by --scale in child processes).
-    #[arg(long, hide = true)]
-    pub analyze_only: Option<usize>,
 }
 
 pub fn main(a: &Args) -> Result<(), String> {
-    if let Some(threads) = a.analyze_only {
-        let dir = a.dir.clone().ok_or("--analyze-only needs --dir")?;
-        return analyze_only(&dir, threads);
-    }
     if let Some(n) = a.scale {
         return scale(a, n);
     }
@@ -480,59 +472,70 @@ pub(crate) fn generate(dir: &Path, events: u64, calls: u64, ranks: u32) -> Resul
     Ok(total)
 }
 
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
+/// What a finished child process used: CPU seconds (user + system) and
+/// peak resident memory (KiB), from `wait4`.
+#[derive(Clone, Copy, Debug)]
+struct Usage {
+    cpu_s: f64,
+    peak_rss_kib: u64,
 }
 
-/// CPU time of this process so far (user + system), s: on a machine shared
-/// with other work the wall time says little about the analysis's own cost.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    // Fields after the command name (which may hold spaces): utime and
-    // stime are the 12th and 13th, in clock ticks of 1/100 s.
-    let rest = stat.rsplit_once(')').map_or("", |r| r.1);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let tick = |i: usize| {
-        f.get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(f64::NAN)
-    };
-    (tick(11) + tick(12)) / 100.0
+/// `struct rusage` of Linux on 64-bit targets: two `timeval`s, then
+/// fourteen longs, `ru_maxrss` (KiB) first.
+#[repr(C)]
+struct RUsage {
+    utime: [i64; 2],
+    stime: [i64; 2],
+    rest: [i64; 14],
 }
 
-fn analyze_only(dir: &Path, threads: usize) -> Result<(), String> {
-    let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
-    let exec = if threads > 1 {
-        Executor::Threads(threads)
-    } else {
-        Executor::Sequential
-    };
+extern "C" {
+    fn wait4(pid: i32, status: *mut i32, options: i32, usage: *mut RUsage) -> i32;
+}
+
+/// Runs `cmd` to its end: its standard output, wall seconds and usage.
+fn run_measured(cmd: &mut Command) -> Result<(Vec<u8>, f64, Usage), String> {
+    use std::io::Read;
+    use std::process::Stdio;
     let t = Instant::now();
-    let cpu0 = cpu_seconds();
-    let rep = bottleneck::analyze(&exp, &Config::default(), exec).map_err(|e| e.to_string())?;
-    let secs = t.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu0;
-    // A digest of the whole report, to compare executors.
-    let text = format!("{rep:?}");
-    let digest = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{cmd:?}: {e}"))?;
+    let mut stderr = child.stderr.take().ok_or("no stderr")?;
+    let drain = std::thread::spawn(move || {
+        let mut err = Vec::new();
+        let _ = stderr.read_to_end(&mut err);
+        err
     });
-    println!(
-        "{}",
-        json!({"events": rep.events, "seconds": secs, "cpu_seconds": cpu, "peak_rss_kib": peak_rss_kib(),
-               "digest": format!("{digest:016x}"), "findings": rep.findings.len()})
-    );
-    Ok(())
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .ok_or("no stdout")?
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    let mut status = 0i32;
+    let mut ru = RUsage {
+        utime: [0; 2],
+        stime: [0; 2],
+        rest: [0; 14],
+    };
+    // SAFETY: the child is ours and not reaped yet; `ru` has the layout
+    // wait4 writes.
+    let pid = unsafe { wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    let secs = t.elapsed().as_secs_f64();
+    let err = drain.join().unwrap_or_default();
+    if pid < 0 || status != 0 {
+        return Err(format!("{cmd:?} failed: {}", String::from_utf8_lossy(&err)));
+    }
+    let tv = |v: [i64; 2]| v[0] as f64 + v[1] as f64 * 1e-6;
+    let usage = Usage {
+        cpu_s: tv(ru.utime) + tv(ru.stime),
+        peak_rss_kib: ru.rest[0].max(0) as u64,
+    };
+    Ok((out, secs, usage))
 }
 
 fn scale(a: &Args, events: u64) -> Result<(), String> {
@@ -543,39 +546,41 @@ fn scale(a: &Args, events: u64) -> Result<(), String> {
         let n = generate(&dir, events, a.calls, a.ranks)?;
         eprintln!("wrote {n} events in {:.1} s", t.elapsed().as_secs_f64());
     }
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    // The command users run, as they run it.
+    run(Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--release", "-p", "parallax-cli"])
+        .args(["--bin", "parallax"])
+        .current_dir(workspace()))?;
+    let cli = workspace().join("target/release/parallax");
     let mut runs = Vec::new();
     for threads in [1usize, 2] {
-        let o = Command::new(&exe)
-            .args(["detection", "--dir"])
-            .arg(&dir)
-            .args(["--analyze-only", &threads.to_string()])
-            .output()
-            .map_err(|e| e.to_string())?;
-        if !o.status.success() {
-            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+        let mut cmd = Command::new(&cli);
+        cmd.arg("analyze").arg(&dir).arg("--json");
+        if threads > 1 {
+            cmd.args(["--executor", "threads", "--threads", &threads.to_string()]);
         }
-        let v: Value = serde_json::from_slice(&o.stdout).map_err(|e| e.to_string())?;
-        runs.push(v);
+        runs.push(run_measured(&mut cmd)?);
     }
     if a.dir.is_none() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    let s = |v: &Value| v["seconds"].as_f64().unwrap_or(f64::NAN);
-    let ev = runs[0]["events"].as_f64().unwrap_or(0.0);
+    let report: Value = serde_json::from_slice(&runs[0].0).map_err(|e| e.to_string())?;
+    let ev = report["events"].as_f64().unwrap_or(0.0);
+    let (s1, s2) = (runs[0].1, runs[1].1);
+    let (u1, u2) = (runs[0].2, runs[1].2);
     let out = json!({
-        "events": runs[0]["events"],
-        "seconds_1": s(&runs[0]),
-        "seconds_2": s(&runs[1]),
-        "events_per_s_1": ev / s(&runs[0]),
-        "cpu_seconds_1": runs[0]["cpu_seconds"],
-        "cpu_seconds_2": runs[1]["cpu_seconds"],
-        "events_per_cpu_s_1": ev / runs[0]["cpu_seconds"].as_f64().unwrap_or(f64::NAN),
+        "events": report["events"],
+        "seconds_1": s1,
+        "seconds_2": s2,
+        "events_per_s_1": ev / s1,
+        "cpu_seconds_1": u1.cpu_s,
+        "cpu_seconds_2": u2.cpu_s,
+        "events_per_cpu_s_1": ev / u1.cpu_s,
         "load_average": std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split_whitespace().next().map(str::to_string)),
-        "speedup_2": s(&runs[0]) / s(&runs[1]),
-        "peak_rss_mib_1": runs[0]["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,
-        "peak_rss_mib_2": runs[1]["peak_rss_kib"].as_f64().unwrap_or(0.0) / 1024.0,
-        "identical": runs[0]["digest"] == runs[1]["digest"],
+        "speedup_2": s1 / s2,
+        "peak_rss_mib_1": u1.peak_rss_kib as f64 / 1024.0,
+        "peak_rss_mib_2": u2.peak_rss_kib as f64 / 1024.0,
+        "identical": runs[0].0 == runs[1].0,
     });
     println!(
         "{}",
