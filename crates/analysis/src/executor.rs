@@ -166,6 +166,38 @@ impl Executor {
     }
 }
 
+/// How long each step of an analysis took on this process, printed to
+/// stderr when PARALLAX_EXCHANGE_STATS is set.
+pub struct Phases {
+    rank: Option<usize>,
+    last: std::time::Instant,
+}
+
+impl Phases {
+    /// Starts timing (nothing is kept unless PARALLAX_EXCHANGE_STATS is set).
+    pub fn new(exec: Executor) -> Phases {
+        let on = std::env::var_os("PARALLAX_EXCHANGE_STATS").is_some();
+        let rank = match exec {
+            #[cfg(feature = "mpi")]
+            Executor::Mpi => crate::mpi::rank(),
+            _ => 0,
+        };
+        Phases {
+            rank: on.then_some(rank),
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// The step `name` ended now.
+    pub fn done(&mut self, name: &str) {
+        if let Some(rank) = self.rank {
+            let now = std::time::Instant::now();
+            eprintln!("rank {rank}: {name} {:.3} s", (now - self.last).as_secs_f64());
+            self.last = now;
+        }
+    }
+}
+
 /// Waits until `done()`: spinning at first (most waits between the members
 /// of a replay are short), then yielding, then sleeping, so that a waiter
 /// does not take the processor from the member it waits for when they

@@ -166,6 +166,7 @@ fn concurrency_profile_of_a_known_trace_is_exact() {
     assert_eq!(c.time_ns, vec![0.0, 60.0, 40.0, 0.0]);
     assert!((c.ceff() - 140.0 / 300.0).abs() < 1e-12);
     assert!((c.cavg() - 1.4).abs() < 1e-12);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

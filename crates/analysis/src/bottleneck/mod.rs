@@ -283,10 +283,12 @@ pub struct Report {
 
 /// Analyses the experiment in `exp`.
 pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report, Error> {
+    let mut phases = crate::executor::Phases::new(exec);
     let locs = trace::locations(exp);
     let t0 = exp.t0_ns();
     let table = regions::Table::new(exp);
     let pairing = pairing::pair(&locs, t0, exec);
+    phases.done("pairing");
     let mine = exec.share(&locs);
     let mut passes = Vec::with_capacity(mine.len());
     for &i in &mine {
@@ -295,12 +297,17 @@ pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report,
     let board = Board::new(waits::combine);
     let outcome = replay::run_share(&mut passes, &mine, &board, exec);
     let mut results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
+    phases.done("replay");
     rma::competitors(&locs, t0, &mut results, exec);
+    phases.done("competing transfers");
     // Under MPI the report is assembled on rank 0 only.
     let Some(results) = exec.collect(&mine, locs.len(), results) else {
+        phases.done("collection");
         return Ok(Report::default());
     };
+    phases.done("collection");
     let mut report = global::assemble(&locs, &table, results, cfg, exec);
+    phases.done("global analyses");
     report.unmatched += outcome.forced;
     report.warnings.extend(pairing.warnings.iter().cloned());
     report.warnings.extend(exp.warnings());
