@@ -192,7 +192,10 @@ impl Phases {
     pub fn done(&mut self, name: &str) {
         if let Some(rank) = self.rank {
             let now = std::time::Instant::now();
-            eprintln!("rank {rank}: {name} {:.3} s", (now - self.last).as_secs_f64());
+            eprintln!(
+                "rank {rank}: {name} {:.3} s",
+                (now - self.last).as_secs_f64()
+            );
             self.last = now;
         }
     }
