@@ -73,23 +73,7 @@ pub struct Sync {
 
 /// Whether `e` takes part in pairing (and so has a [`Sync`] entry).
 pub fn is_sync(e: &EventKind) -> bool {
-    use EventKind::*;
-    matches!(
-        e,
-        LockAcquired { .. }
-            | LockRelease { .. }
-            | SemPost { .. }
-            | SemAcquired { .. }
-            | Advance { .. }
-            | AwaitDone { .. }
-            | ThreadCreate { .. }
-            | ThreadBegin { .. }
-            | ThreadEnd { .. }
-            | ThreadJoin { .. }
-            | Put { .. }
-            | Atomic { .. }
-            | ValueReached { .. }
-    )
+    e.is_shared_sync()
 }
 
 /// Role of a listed event.
@@ -227,6 +211,9 @@ pub struct Pairing {
     pub own: [[f64; 3]; Object::COUNT],
     /// Problems met while reading.
     pub warnings: Vec<String>,
+    /// By location: whether its writer's summary stood in for reading it
+    /// (no synchronization on shared objects, collectives counted).
+    pub summarized: Vec<bool>,
 }
 
 impl Pairing {
@@ -247,15 +234,41 @@ pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
     pair_with(locs, t0, exec, None)
 }
 
+/// Like [`pair`], but a location whose writer summarized its file with no
+/// synchronization on shared objects is not read: its collectives are
+/// counted from the summary. A replay on this pairing must check that
+/// each such location's events agree with its summary
+/// ([`Pairing::summarized`]).
+pub fn pair_summarized(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {
+    list_and_pair(locs, t0, exec, None, true)
+}
+
 /// Like [`pair`]; with `requests`, every lock is granted first come, first
 /// served in the order of those request times (where each acquisition has
 /// one) instead of the measured order: each acquisition waits for the
 /// release that ends the critical section granted before it.
 pub fn pair_with(locs: &[Loc], t0: f64, exec: Executor, requests: Option<&Requests>) -> Pairing {
+    list_and_pair(locs, t0, exec, requests, false)
+}
+
+fn list_and_pair(
+    locs: &[Loc],
+    t0: f64,
+    exec: Executor,
+    requests: Option<&Requests>,
+    summaries: bool,
+) -> Pairing {
     // Per-location pass: the sync events and the collective counts.
     type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>);
+    let summary = |li: usize| {
+        let s = locs[li].summary.as_ref()?;
+        (summaries && s.syncs == 0).then_some(s)
+    };
     let listed: Vec<Listed> = exec.map_locs(locs, |li| {
         let loc = &locs[li];
+        if let Some(s) = summary(li) {
+            return (Vec::new(), s.collectives.iter().copied().collect(), None);
+        }
         let mut recs = Vec::new();
         let mut colls = BTreeMap::new();
         // Times in ticks, converted only for the sync events: most events
@@ -273,6 +286,7 @@ pub fn pair_with(locs: &[Loc], t0: f64, exec: Executor, requests: Option<&Reques
     let mut out = Pairing {
         latency: [f64::INFINITY; Object::COUNT],
         own: [[f64::INFINITY; 3]; Object::COUNT],
+        summarized: (0..locs.len()).map(|li| summary(li).is_some()).collect(),
         ..Pairing::default()
     };
     let mut by_object: HashMap<(Object, u64), Vec<Rec>> = HashMap::new();

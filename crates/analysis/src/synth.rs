@@ -620,7 +620,7 @@ pub fn write(dir: &Path, p: &Program, t: &Trace, alpha: [f64; 3]) -> Result<(), 
             for e in &t[i] {
                 w.push(e)?;
             }
-            w.finish()?;
+            defs.push(w.finish()?.def(th));
         }
         defs.push(Def::End {
             unix_ns: 1_700_000_000_000_000_000 + end,

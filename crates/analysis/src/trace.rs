@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use parallax_model::clock::ClockMap;
 use parallax_model::evcodec::{self, Record};
 use parallax_model::event::{Event, EventKind, RegionId};
-use parallax_model::experiment::{EventReader, Experiment};
+use parallax_model::experiment::{EventReader, Experiment, Summary};
 use parallax_model::Error;
 
 /// A location with an event stream.
@@ -24,6 +24,9 @@ pub struct Loc {
     pub bytes: u64,
     /// Its process's clock.
     pub clock: ClockMap,
+    /// What the writer recorded of the event file, if the file is still
+    /// as long as when it did.
+    pub summary: Option<Summary>,
 }
 
 /// The traced locations of `exp`, ordered by (rank, thread).
@@ -33,6 +36,7 @@ pub fn locations(exp: &Experiment) -> Vec<Loc> {
         for l in p.locations.values() {
             if let Some(path) = &l.events {
                 let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+                let summary = p.summaries.get(&l.thread).filter(|s| s.bytes == bytes);
                 v.push(Loc {
                     process: pi,
                     rank: p.rank,
@@ -40,6 +44,7 @@ pub fn locations(exp: &Experiment) -> Vec<Loc> {
                     path: path.clone(),
                     bytes,
                     clock: p.clock,
+                    summary: summary.cloned(),
                 });
             }
         }

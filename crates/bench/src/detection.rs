@@ -467,7 +467,8 @@ pub(crate) fn generate(dir: &Path, events: u64, calls: u64, ranks: u32) -> Resul
                 total += 4;
             }
         }
-        w.finish().map_err(err)?;
+        let summary = w.finish().map_err(err)?;
+        experiment::append_defs(&pdir, &[summary.def(0)]).map_err(err)?;
     }
     Ok(total)
 }

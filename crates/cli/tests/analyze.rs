@@ -189,3 +189,88 @@ fn text_findings_fit_100_columns() {
         );
     }
 }
+
+/// Copies the directory tree `from` to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn writers_summarize_each_event_file_and_a_wrong_summary_changes_nothing() {
+    use parallax_model::experiment::{append_defs, events_file, rank_dir, Summary};
+    use parallax_model::file;
+
+    // What the runtime wrote agrees with the files: their length, their
+    // synchronizations on shared objects and their collectives.
+    let mpi = measure("bn-sum-mpi", "mpicc", "mpi/barrier.c", Some(4));
+    let lock = measure("bn-sum-lock", "gcc", "pthreads/lock.c", None);
+    for (dir, syncs) in [(&mpi, false), (&lock, true)] {
+        let exp = open(dir);
+        let mut total = Summary::default();
+        for p in &exp.processes {
+            for (t, evs) in events(p) {
+                let s = p
+                    .summaries
+                    .get(&t)
+                    .unwrap_or_else(|| panic!("no summary of {t}"));
+                let path = p.locations[&t].events.as_ref().unwrap();
+                assert_eq!(s.bytes, std::fs::metadata(path).unwrap().len());
+                let mut counted = Summary {
+                    bytes: s.bytes,
+                    ..Summary::default()
+                };
+                for e in &evs {
+                    counted.count(&e.kind);
+                }
+                assert_eq!(*s, counted, "rank {} thread {t}", p.rank);
+                total.syncs += s.syncs;
+                total.collectives.extend(s.collectives.iter().copied());
+            }
+        }
+        assert_eq!(total.syncs > 0, syncs, "{}", dir.display());
+        assert!(syncs || !total.collectives.is_empty(), "{}", dir.display());
+    }
+    // Summaries that say there is no synchronization on shared objects
+    // (the files are as long as they say) are found out in the replay,
+    // and the analysis runs again reading the files, on any executor.
+    let truth = analyze(&lock, &[]);
+    assert_eq!(findings(&truth, "lock_wait").len(), 1, "{truth:#}");
+    let wrong = lock.with_file_name("exp-wrong");
+    copy_tree(&lock, &wrong);
+    let p = open(&wrong).processes.remove(0);
+    let lies: Vec<_> = p
+        .summaries
+        .iter()
+        .map(|(&t, s)| {
+            let mut s = s.clone();
+            s.syncs = 0;
+            s.def(t)
+        })
+        .collect();
+    append_defs(&p.dir, &lies).unwrap();
+    assert!(open(&wrong).processes[0]
+        .summaries
+        .values()
+        .all(|s| s.syncs == 0));
+    assert_eq!(analyze(&wrong, &[]), truth);
+    assert_eq!(analyze(&wrong, &["--threads", "2"]), truth);
+    let truth = analyze(&mpi, &[]);
+    assert!(!findings(&truth, "wait_at_barrier").is_empty(), "{truth:#}");
+    // A file longer than its summary says (here by an empty block) is
+    // read instead.
+    let longer = mpi.with_file_name("exp-longer");
+    copy_tree(&mpi, &longer);
+    let ev = longer.join(rank_dir(2)).join(events_file(0));
+    let mut bytes = std::fs::read(&ev).unwrap();
+    file::push_block(&mut bytes, &[0u8; 24]);
+    std::fs::write(&ev, bytes).unwrap();
+    assert_eq!(analyze(&longer, &[]), truth);
+}

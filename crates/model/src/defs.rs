@@ -272,6 +272,17 @@ pub enum Def {
         offset_ns: i64,
         rtt_ns: u64,
     },
+    /// What the event file of location `thread` held when it was complete
+    /// at `bytes` bytes: how many events took part in synchronization on
+    /// shared objects (see [`crate::event::EventKind::is_shared_sync`]) and
+    /// how many collectives ended on each communicator, (id, count) by id.
+    /// Analyses that need these counts read them here instead of the file.
+    Summary {
+        thread: u32,
+        bytes: u64,
+        syncs: u64,
+        collectives: Vec<(u64, u64)>,
+    },
 }
 
 mod code {
@@ -289,6 +300,7 @@ mod code {
     pub const CODE_ADDRESS: u8 = 12;
     pub const CLOCK_OFFSET: u8 = 13;
     pub const ENTRY: u8 = 14;
+    pub const SUMMARY: u8 = 15;
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -428,6 +440,22 @@ impl Def {
                 pv::put(out, *local_ns);
                 pv::put_signed(out, *offset_ns);
                 pv::put(out, *rtt_ns);
+            }
+            Def::Summary {
+                thread,
+                bytes,
+                syncs,
+                collectives,
+            } => {
+                out.push(code::SUMMARY);
+                pv::put(out, *thread as u64);
+                pv::put(out, *bytes);
+                pv::put(out, *syncs);
+                pv::put(out, collectives.len() as u64);
+                for &(comm, count) in collectives {
+                    pv::put(out, comm);
+                    pv::put(out, count);
+                }
             }
         }
     }
@@ -610,6 +638,21 @@ impl Reader<'_> {
                 offset_ns: pv::unzigzag(self.u64()?),
                 rtt_ns: self.u64()?,
             },
+            code::SUMMARY => {
+                let thread = self.u32()?;
+                let bytes = self.u64()?;
+                let syncs = self.u64()?;
+                let n = self.len()?;
+                let collectives = (0..n)
+                    .map(|_| Ok((self.u64()?, self.u64()?)))
+                    .collect::<Result<_, Error>>()?;
+                Def::Summary {
+                    thread,
+                    bytes,
+                    syncs,
+                    collectives,
+                }
+            }
             _ => return Err(self.bad("unknown definition code")),
         })
     }
@@ -695,6 +738,12 @@ mod tests {
                 local_ns: 123_456_789,
                 offset_ns: -4_200,
                 rtt_ns: 3_100,
+            },
+            Def::Summary {
+                thread: 3,
+                bytes: 1 << 40,
+                syncs: 17,
+                collectives: vec![(0, 5), (1 << 63, 300)],
             },
         ]
     }

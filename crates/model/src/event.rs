@@ -180,6 +180,30 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Whether this event takes part in synchronization on a shared object
+    /// (lock, semaphore or condition variable, synchronization variable,
+    /// thread start and end, memory word), whose pairing with its partner
+    /// needs the measured order across locations.
+    pub fn is_shared_sync(&self) -> bool {
+        use EventKind::*;
+        matches!(
+            self,
+            LockAcquired { .. }
+                | LockRelease { .. }
+                | SemPost { .. }
+                | SemAcquired { .. }
+                | Advance { .. }
+                | AwaitDone { .. }
+                | ThreadCreate { .. }
+                | ThreadBegin { .. }
+                | ThreadEnd { .. }
+                | ThreadJoin { .. }
+                | Put { .. }
+                | Atomic { .. }
+                | ValueReached { .. }
+        )
+    }
+
     /// Short lower-case name.
     pub fn name(&self) -> &'static str {
         use EventKind::*;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::clock::ClockMap;
 use crate::defs::{ClockSource, Def, Entry, Mode, Probe, ProcessInfo};
 use crate::evcodec::{self, EventEncoder};
-use crate::event::{Event, RegionId};
+use crate::event::{Event, EventKind, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
 use crate::profile::CallTree;
 use crate::region::RegionKind;
@@ -112,6 +112,43 @@ pub struct ClockOffset {
     pub rtt_ns: u64,
 }
 
+/// What a location's event file held when it was complete (see
+/// [`Def::Summary`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The file's length then.
+    pub bytes: u64,
+    /// Events of synchronization on shared objects.
+    pub syncs: u64,
+    /// Collectives ended, (communicator, count), by communicator.
+    pub collectives: Vec<(u64, u64)>,
+}
+
+impl Summary {
+    /// Counts one more event.
+    #[inline]
+    pub fn count(&mut self, kind: &EventKind) {
+        if kind.is_shared_sync() {
+            self.syncs += 1;
+        } else if let EventKind::CollectiveEnd { comm, .. } = *kind {
+            match self.collectives.binary_search_by_key(&comm, |c| c.0) {
+                Ok(i) => self.collectives[i].1 += 1,
+                Err(i) => self.collectives.insert(i, (comm, 1)),
+            }
+        }
+    }
+
+    /// The definition of location `thread`.
+    pub fn def(&self, thread: u32) -> Def {
+        Def::Summary {
+            thread,
+            bytes: self.bytes,
+            syncs: self.syncs,
+            collectives: self.collectives.clone(),
+        }
+    }
+}
+
 /// A location (thread) of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
@@ -156,6 +193,8 @@ pub struct Process {
     pub code_addresses: BTreeMap<RegionId, u64>,
     /// How regions are entered, where not through `Entry::Guard`.
     pub entries: BTreeMap<RegionId, Entry>,
+    /// What complete event files held, by thread number.
+    pub summaries: BTreeMap<u32, Summary>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -251,6 +290,7 @@ impl Process {
             modules: Vec::new(),
             code_addresses: BTreeMap::new(),
             entries: BTreeMap::new(),
+            summaries: BTreeMap::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -359,6 +399,21 @@ impl Process {
                     }
                     Def::Entry { region, entry } => {
                         p.entries.insert(region, entry);
+                    }
+                    Def::Summary {
+                        thread,
+                        bytes,
+                        syncs,
+                        collectives,
+                    } => {
+                        p.summaries.insert(
+                            thread,
+                            Summary {
+                                bytes,
+                                syncs,
+                                collectives,
+                            },
+                        );
                     }
                     Def::ClockOffset {
                         reference,
@@ -575,6 +630,8 @@ pub struct EventWriter {
     /// A block being assembled, kept to reuse its memory.
     scratch: Vec<u8>,
     path: PathBuf,
+    /// What the file holds so far (its bytes once written).
+    summary: Summary,
 }
 
 impl EventWriter {
@@ -592,6 +649,10 @@ impl EventWriter {
             block_bytes: block_bytes.max(64),
             scratch: Vec::new(),
             path: path.to_path_buf(),
+            summary: Summary {
+                bytes: HEADER_LEN as u64,
+                ..Summary::default()
+            },
         })
     }
 
@@ -602,6 +663,7 @@ impl EventWriter {
             self.enc.restart(ev.time);
         }
         self.enc.push(ev);
+        self.summary.count(&ev.kind);
         if self.enc.len() >= self.block_bytes {
             self.flush_block()?;
         }
@@ -623,16 +685,19 @@ impl EventWriter {
             .write_all(&header)
             .and_then(|()| self.out.write_all(&payload))
             .map_err(|e| Error::io(&self.path, e));
+        self.summary.bytes += (header.len() + payload.len()) as u64;
         self.scratch = payload;
         let base = self.enc.last_time();
         self.enc.restart(base);
         r
     }
 
-    /// Writes what is buffered and closes the file.
-    pub fn finish(mut self) -> Result<(), Error> {
+    /// Writes what is buffered and closes the file; returns what the file
+    /// holds, for the process's `Summary` definition of the location.
+    pub fn finish(mut self) -> Result<Summary, Error> {
         self.flush_block()?;
-        self.out.flush().map_err(|e| Error::io(&self.path, e))
+        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
+        Ok(self.summary)
     }
 }
 

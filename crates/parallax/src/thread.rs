@@ -13,7 +13,7 @@
 
 use std::cell::Cell;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
 
 use parallax_model::evcodec::{self, MAX_RECORD};
 use parallax_model::event::{EventKind, RegionId};
@@ -52,6 +52,8 @@ pub(crate) struct ThreadState {
     in_use: AtomicBool,
     /// Events recorded but not written (a write failed, or after close).
     pub(crate) lost_bytes: u64,
+    /// What the event file holds, for its summary.
+    tally: Tally,
     /// The signal stack of the thread that owns this state: the crash
     /// handler runs on it, and needs more room than the usual few pages.
     altstack: Box<[u8]>,
@@ -101,6 +103,7 @@ impl ThreadState {
             closed: AtomicBool::new(false),
             in_use: AtomicBool::new(true),
             lost_bytes: 0,
+            tally: Tally::default(),
             altstack: Box::new([]),
         }
     }
@@ -193,6 +196,7 @@ impl ThreadState {
             let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
             self.pos.store(p, Release);
             self.last = t;
+            self.tally.count(kind);
         }
     }
 
@@ -211,6 +215,7 @@ impl ThreadState {
         let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
         self.pos.store(p, Release);
         self.last = t;
+        self.tally.count(kind);
     }
 
     /// The write position, after taking the cold path if the buffer has no
@@ -325,7 +330,11 @@ impl ThreadState {
         header[0..4].copy_from_slice(&file::BLOCK_MAGIC);
         header[4..8].copy_from_slice(&((EVENT_BLOCK_PREFIX + len) as u32).to_le_bytes());
         header[8..12].copy_from_slice(&crc.finalize().to_le_bytes());
-        if !process::write_all(self.fd, &[&header, &prefix, records]) {
+        if process::write_all(self.fd, &[&header, &prefix, records]) {
+            let bytes = self.tally.bytes.load(Relaxed);
+            let written = (BLOCK_HEADER_LEN + EVENT_BLOCK_PREFIX + len) as u64;
+            self.tally.bytes.store(bytes + written, Relaxed);
+        } else {
             self.lost_bytes += len as u64;
         }
     }
@@ -364,6 +373,13 @@ impl ThreadState {
                     self.pos.store(p, Release);
                     self.last = t1;
                     self.write_block();
+                }
+            }
+            // What the file holds, unless something was lost (or the
+            // process is crashing: the summary would need to allocate).
+            if self.traces() && !crash && self.fd >= 0 && self.lost_bytes == 0 {
+                if let Some(def) = self.tally.def(self.thread) {
+                    process::write_defs(&[def]);
                 }
             }
             if self.profiles() {
@@ -504,6 +520,8 @@ pub(crate) fn reset_for(
     st.set_modes(trace, prof);
     st.profile.reset();
     st.lost_bytes = 0;
+    st.tally
+        .reset(if fd >= 0 { file::HEADER_LEN as u64 } else { 0 });
     let now = clock::now();
     st.rewind(now);
     st.closed.store(false, Release);
@@ -512,6 +530,80 @@ pub(crate) fn reset_for(
 
 fn reopen(st: &mut ThreadState) {
     process::reopen_thread_state(st);
+}
+
+/// Collectives counted per communicator; a location that uses more
+/// communicators gets no summary.
+const TALLY_COMMS: usize = 8;
+
+/// What a state's event file holds (see `Def::Summary`). Counted by the
+/// owner, read by whoever closes the state: atomics, each written by one
+/// thread only, so plain loads and stores.
+#[derive(Default)]
+struct Tally {
+    bytes: AtomicU64,
+    syncs: AtomicU64,
+    /// Communicator plus one (0: free slot) and count.
+    comms: [(AtomicU64, AtomicU64); TALLY_COMMS],
+    overflow: AtomicBool,
+}
+
+impl Tally {
+    fn reset(&self, bytes: u64) {
+        self.bytes.store(bytes, Relaxed);
+        self.syncs.store(0, Relaxed);
+        for (c, n) in &self.comms {
+            c.store(0, Relaxed);
+            n.store(0, Relaxed);
+        }
+        self.overflow.store(false, Relaxed);
+    }
+
+    #[inline]
+    fn count(&self, kind: &EventKind) {
+        let bump = |a: &AtomicU64| a.store(a.load(Relaxed) + 1, Relaxed);
+        if kind.is_shared_sync() {
+            bump(&self.syncs);
+        } else if let EventKind::CollectiveEnd { comm, .. } = *kind {
+            let key = comm.wrapping_add(1);
+            for (c, n) in &self.comms {
+                match c.load(Relaxed) {
+                    0 => {
+                        c.store(key, Relaxed);
+                        bump(n);
+                        return;
+                    }
+                    k if k == key => {
+                        bump(n);
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+            self.overflow.store(true, Relaxed);
+        }
+    }
+
+    /// The summary of location `thread`, if the counts are complete.
+    fn def(&self, thread: u32) -> Option<parallax_model::defs::Def> {
+        if self.overflow.load(Relaxed) {
+            return None;
+        }
+        let mut collectives: Vec<(u64, u64)> = self
+            .comms
+            .iter()
+            .map(|(c, n)| (c.load(Relaxed), n.load(Relaxed)))
+            .filter(|&(c, _)| c != 0)
+            .map(|(c, n)| (c.wrapping_sub(1), n))
+            .collect();
+        collectives.sort_unstable();
+        Some(parallax_model::defs::Def::Summary {
+            thread,
+            bytes: self.bytes.load(Relaxed),
+            syncs: self.syncs.load(Relaxed),
+            collectives,
+        })
+    }
 }
 
 /// Writes the header of a new event file.

@@ -283,11 +283,32 @@ pub struct Report {
 
 /// Analyses the experiment in `exp`.
 pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report, Error> {
+    // Locations whose writer summarized them are not read before the
+    // replay; if one turns out not to match its summary (a file damaged
+    // in place, say), the analysis runs again reading every location.
+    match analyze_with(exp, cfg, exec, true)? {
+        Some(report) => Ok(report),
+        None => Ok(analyze_with(exp, cfg, exec, false)?.unwrap_or_default()),
+    }
+}
+
+/// [`analyze`], trusting the writers' summaries or not; `None` if one
+/// proved wrong.
+fn analyze_with(
+    exp: &Experiment,
+    cfg: &Config,
+    exec: Executor,
+    summaries: bool,
+) -> Result<Option<Report>, Error> {
     let mut phases = crate::executor::Phases::new(exec);
     let locs = trace::locations(exp);
     let t0 = exp.t0_ns();
     let table = regions::Table::new(exp);
-    let pairing = pairing::pair(&locs, t0, exec);
+    let pairing = if summaries {
+        pairing::pair_summarized(&locs, t0, exec)
+    } else {
+        pairing::pair(&locs, t0, exec)
+    };
     phases.done("pairing");
     let mine = exec.share(&locs);
     let mut passes = Vec::with_capacity(mine.len());
@@ -296,6 +317,15 @@ pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report,
     }
     let board = Board::new(waits::combine);
     let outcome = replay::run_share(&mut passes, &mine, &board, exec);
+    if pairing.summarized.iter().any(|&s| s) {
+        let agree = exec.map_locs(&locs, |li| {
+            mine.binary_search(&li)
+                .is_ok_and(|k| passes[k].agrees_with_summary())
+        });
+        if agree.iter().any(|&a| !a) {
+            return Ok(None);
+        }
+    }
     let mut results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
     phases.done("replay");
     rma::competitors(&locs, t0, &mut results, exec);
@@ -303,7 +333,7 @@ pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report,
     // Under MPI the report is assembled on rank 0 only.
     let Some(results) = exec.collect(&mine, locs.len(), results) else {
         phases.done("collection");
-        return Ok(Report::default());
+        return Ok(Some(Report::default()));
     };
     phases.done("collection");
     let mut report = global::assemble(&locs, &table, results, cfg, exec);
@@ -311,7 +341,7 @@ pub fn analyze(exp: &Experiment, cfg: &Config, exec: Executor) -> Result<Report,
     report.unmatched += outcome.forced;
     report.warnings.extend(pairing.warnings.iter().cloned());
     report.warnings.extend(exp.warnings());
-    Ok(report)
+    Ok(Some(report))
 }
 
 /// Findings counted per pattern, for summaries.

@@ -341,6 +341,8 @@ pub struct LocPass<'a> {
     t0: f64,
     events: Stream,
     syncs: VecDeque<Sync>,
+    /// Synchronization events on shared objects met.
+    syncs_met: u64,
     /// The prepared dependency of the current event; `ready` once prepared.
     need: Option<Need>,
     ready: bool,
@@ -483,6 +485,7 @@ impl<'a> LocPass<'a> {
             t0,
             events: Stream::open(loc)?,
             syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
+            syncs_met: 0,
             need: None,
             ready: false,
             force: false,
@@ -523,6 +526,27 @@ impl<'a> LocPass<'a> {
                 ..LocResult::default()
             },
         })
+    }
+
+    /// Whether the events replayed agree with the summary that stood in
+    /// for reading them in the pairing, if one did: all read without a
+    /// problem, no synchronization on shared objects, the same collectives.
+    pub fn agrees_with_summary(&self) -> bool {
+        if !self
+            .pairing
+            .summarized
+            .get(self.index as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            return true;
+        }
+        let Some(s) = &self.loc.summary else {
+            return false;
+        };
+        let mut seen: Vec<(u64, u64)> = self.coll_seq.iter().map(|(&c, &n)| (c, n)).collect();
+        seen.sort_unstable();
+        self.res.warning.is_none() && self.syncs_met == 0 && seen == s.collectives
     }
 
     pub fn finish(mut self) -> LocResult {
@@ -760,6 +784,7 @@ impl<'a> LocPass<'a> {
             _ => {}
         }
         if pairing::is_sync(&e.kind) {
+            self.syncs_met += 1;
             let s = self.syncs.pop_front().unwrap_or_default();
             if let Some((link, readers)) = s.posts {
                 let chain = self.cp.snapshot();
