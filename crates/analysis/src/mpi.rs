@@ -39,15 +39,6 @@ pub fn size() -> usize {
     world().size() as usize
 }
 
-fn counts_of(w: &SimpleCommunicator, len: usize) -> Vec<Count> {
-    let mine = Count::try_from(len).expect("an exchange of less than 2 GiB per rank");
-    let mut counts = vec![0 as Count; w.size() as usize];
-    mpi::request::scope(|scope| {
-        settle(w.immediate_all_gather_into(scope, &mine, &mut counts[..]));
-    });
-    counts
-}
-
 /// Waits for `req` to complete (see [`crate::executor::wait_until`]).
 fn settle<'a, D: ?Sized, S: mpi::request::Scope<'a>>(req: mpi::request::Request<'a, D, S>) {
     let mut req = Some(req);
@@ -81,20 +72,57 @@ fn displs(counts: &[Count]) -> Vec<Count> {
         .collect()
 }
 
+/// Bytes each rank sends in the first collective of an [`all_gather`]:
+/// its message's length and as much of the message as fits. Most messages
+/// of a replay's rounds fit, and then one collective moves them.
+const SLOT: usize = 8 << 10;
+const SLOT_DATA: usize = SLOT - 8;
+
 /// Every rank's `bytes`, by rank, on every rank.
 pub fn all_gather(bytes: &[u8]) -> Vec<Vec<u8>> {
     let w = world();
-    let counts = counts_of(&w, bytes.len());
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    let mut buf = vec![0u8; total];
-    let d = displs(&counts);
-    {
-        let mut part = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
-        mpi::request::scope(|scope| {
-            settle(w.immediate_all_gather_varcount_into(scope, bytes, &mut part));
-        });
+    let n = w.size() as usize;
+    let head = bytes.len().min(SLOT_DATA);
+    let mut mine = vec![0u8; SLOT];
+    mine[..8].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    mine[8..8 + head].copy_from_slice(&bytes[..head]);
+    let mut all = vec![0u8; SLOT * n];
+    mpi::request::scope(|scope| {
+        settle(w.immediate_all_gather_into(scope, &mine[..], &mut all[..]));
+    });
+    let slots: Vec<&[u8]> = all.chunks(SLOT).collect();
+    let lens: Vec<usize> = slots
+        .iter()
+        .map(|s| u64::from_le_bytes(s[..8].try_into().expect("8 bytes")) as usize)
+        .collect();
+    let mut out: Vec<Vec<u8>> = slots
+        .iter()
+        .zip(&lens)
+        .map(|(s, &len)| s[8..8 + len.min(SLOT_DATA)].to_vec())
+        .collect();
+    // The parts that did not fit, whose lengths every rank now knows.
+    if lens.iter().any(|&len| len > SLOT_DATA) {
+        let counts: Vec<Count> = lens
+            .iter()
+            .map(|&len| {
+                Count::try_from(len.saturating_sub(SLOT_DATA))
+                    .expect("an exchange of less than 2 GiB per rank")
+            })
+            .collect();
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        let mut buf = vec![0u8; total];
+        let d = displs(&counts);
+        {
+            let mut part = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
+            mpi::request::scope(|scope| {
+                settle(w.immediate_all_gather_varcount_into(scope, &bytes[head..], &mut part));
+            });
+        }
+        for (o, rest) in out.iter_mut().zip(split(buf, &counts)) {
+            o.extend_from_slice(&rest);
+        }
     }
-    split(buf, &counts)
+    out
 }
 
 /// Every rank's `bytes`, by rank, on rank 0; `None` elsewhere.
