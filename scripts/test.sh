@@ -6,6 +6,12 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 
+# The tests' files (experiments, compiled programs) go to a directory of
+# this run: removed when everything passed, kept for a look otherwise.
+TMPDIR="$(mktemp -d "${TMPDIR:-/tmp}/parallax-tests.XXXXXX")"
+export TMPDIR
+trap 'if [ $? -eq 0 ]; then rm -rf "$TMPDIR"; else echo "test files kept in $TMPDIR" >&2; fi' EXIT
+
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check
 echo "== cargo clippy" >&2
