@@ -71,11 +71,6 @@ pub struct Sync {
     pub repaired: bool,
 }
 
-/// Whether `e` takes part in pairing (and so has a [`Sync`] entry).
-pub fn is_sync(e: &EventKind) -> bool {
-    e.is_shared_sync()
-}
-
 /// Role of a listed event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Role {

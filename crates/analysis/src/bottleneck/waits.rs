@@ -27,7 +27,7 @@ use parallax_model::region::{Category, RegionKind};
 use super::path::{self, Chain, Path, Slot};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::pairing::{self, Link, Pairing, Sync};
+use crate::pairing::{Link, Pairing, Sync};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
 
@@ -783,7 +783,7 @@ impl<'a> LocPass<'a> {
             }
             _ => {}
         }
-        if pairing::is_sync(&e.kind) {
+        if e.kind.is_shared_sync() {
             self.syncs_met += 1;
             let s = self.syncs.pop_front().unwrap_or_default();
             if let Some((link, readers)) = s.posts {

@@ -13,7 +13,7 @@ use parallax_model::profile::CallTree;
 
 use super::costs::Costs;
 use super::Convention;
-use crate::pairing::{self, Link, Object, Pairing, Sync};
+use crate::pairing::{Link, Object, Pairing, Sync};
 use crate::profile::TreeBuilder;
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
@@ -288,7 +288,7 @@ impl<'a> LocPass<'a> {
                     }
                 }
             }
-            ref k if pairing::is_sync(k) => {
+            ref k if k.is_shared_sync() => {
                 self.sync_cur = self.sync_next;
                 self.sync_next += 1;
                 let s = self.syncs.pop_front().unwrap_or_default();
