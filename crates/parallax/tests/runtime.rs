@@ -7,7 +7,7 @@ use std::process::{Command, ExitStatus};
 
 use parallax_model::defs::Probe;
 use parallax_model::event::{Event, EventKind};
-use parallax_model::experiment::{Experiment, Process};
+use parallax_model::experiment::{Experiment, Process, Summary};
 
 const SCENARIO: &str = "PARALLAX_TEST_SCENARIO";
 
@@ -55,6 +55,30 @@ fn count(evs: &[Event], f: impl Fn(&EventKind) -> bool) -> usize {
     evs.iter().filter(|e| f(&e.kind)).count()
 }
 
+/// Checks that every location's summary agrees with its file (length,
+/// shared-object synchronizations, collectives); returns the number of
+/// such synchronizations in all.
+fn summarized(p: &Process, all: &HashMap<u32, Vec<Event>>) -> u64 {
+    let mut syncs = 0;
+    for (t, evs) in all {
+        let s = p
+            .summaries
+            .get(t)
+            .unwrap_or_else(|| panic!("no summary of {t}"));
+        let path = p.locations[t].events.as_ref().unwrap();
+        let mut counted = Summary {
+            bytes: std::fs::metadata(path).unwrap().len(),
+            ..Summary::default()
+        };
+        for e in evs {
+            counted.count(&e.kind);
+        }
+        assert_eq!(*s, counted, "thread {t}");
+        syncs += s.syncs;
+    }
+    syncs
+}
+
 fn region_id(p: &Process, name: &str) -> u32 {
     *p.regions
         .iter()
@@ -78,6 +102,7 @@ fn threads_regions_locks_and_barriers_are_recorded_exactly() {
     assert!(p.end_unix_ns.is_some(), "clean end recorded");
     let all = events(&p);
     assert_eq!(all.len(), 4, "main and three workers");
+    assert!(summarized(&p, &all) > 0, "the workers' locks");
     let step = region_id(&p, "step");
     let work = region_id(&p, "work");
     let mut workers = 0;
@@ -181,6 +206,7 @@ fn full_buffers_are_flushed_without_losing_events() {
     assert!(status.success(), "{err}");
     let p = open(&dir);
     let all = events(&p);
+    summarized(&p, &all);
     let mut flooders = 0;
     for evs in all.values() {
         let n = count(evs, |k| matches!(k, EventKind::Enter { .. }));
@@ -305,6 +331,7 @@ fn crashes_keep_what_was_recorded() {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(signal), "{scenario}: {err}");
         let p = open(&dir);
+        assert!(p.summaries.is_empty(), "{scenario}: no summary in a crash");
         let evs = &events(&p)[&0];
         let before = region_id(&p, "before crash");
         assert_eq!(
