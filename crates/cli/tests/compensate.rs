@@ -96,6 +96,9 @@ fn threaded_c_program_is_compensated() {
         "same output"
     );
     assert_eq!(one["approximated_ns"], two["approximated_ns"]);
+    // The measured files' summaries are not carried over to the new files.
+    assert!(!open(&exp).processes[0].summaries.is_empty());
+    assert!(open(&dir.join("c1")).processes[0].summaries.is_empty());
     let measured = one["measured_ns"].as_f64().unwrap();
     let approx = one["approximated_ns"].as_f64().unwrap();
     assert!(approx > 0.0 && approx < measured, "{approx} < {measured}");

@@ -342,7 +342,8 @@ fn write_process(
             Def::ClockSync {
                 mono_ns, unix_ns, ..
             } => unix_minus_mono = unix_ns as i128 - mono_ns as i128,
-            Def::Clock { .. } | Def::ClockOffset { .. } => {}
+            // The summaries describe the measured event files, not these.
+            Def::Clock { .. } | Def::ClockOffset { .. } | Def::Summary { .. } => {}
             d => kept.push(d),
         }
     }

@@ -46,6 +46,8 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
         let dir = out.join(experiment::rank_dir(p.rank));
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let (rank, mut defs) = experiment::read_defs(&p.dir)?;
+        // No event file is written: the measured ones' summaries go.
+        defs.retain(|d| !matches!(d, parallax_model::defs::Def::Summary { .. }));
         defs.push(parallax_model::defs::Def::Property {
             key: super::COMPENSATED.to_string(),
             value: "profile".to_string(),
