@@ -5,6 +5,7 @@
 //! (a region when it is first entered, a clock sample at every flush), so the
 //! file is complete up to the last write even if the process dies.
 
+use crate::event::EventKind;
 use crate::pv;
 use crate::region::RegionKind;
 use crate::Error;
@@ -272,17 +273,45 @@ pub enum Def {
         offset_ns: i64,
         rtt_ns: u64,
     },
-    /// What the event file of location `thread` held when it was complete
-    /// at `bytes` bytes: how many events took part in synchronization on
-    /// shared objects (see [`crate::event::EventKind::is_shared_sync`]) and
-    /// how many collectives ended on each communicator, (id, count) by id.
+    /// What the event file of location `thread` held when it was complete.
     /// Analyses that need these counts read them here instead of the file.
-    Summary {
-        thread: u32,
-        bytes: u64,
-        syncs: u64,
-        collectives: Vec<(u64, u64)>,
-    },
+    Summary { thread: u32, summary: Summary },
+}
+
+/// What a location's event file held when it was complete, at `bytes`
+/// bytes (see [`Def::Summary`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The file's length then.
+    pub bytes: u64,
+    /// Events of synchronization on shared objects (see
+    /// [`EventKind::is_shared_sync`]).
+    pub syncs: u64,
+    /// Collectives ended, (communicator, count), by communicator.
+    pub collectives: Vec<(u64, u64)>,
+}
+
+impl Summary {
+    /// Counts one more event.
+    #[inline]
+    pub fn count(&mut self, kind: &EventKind) {
+        if kind.is_shared_sync() {
+            self.syncs += 1;
+        } else if let EventKind::CollectiveEnd { comm, .. } = *kind {
+            match self.collectives.binary_search_by_key(&comm, |c| c.0) {
+                Ok(i) => self.collectives[i].1 += 1,
+                Err(i) => self.collectives.insert(i, (comm, 1)),
+            }
+        }
+    }
+
+    /// The definition of location `thread`.
+    pub fn def(self, thread: u32) -> Def {
+        Def::Summary {
+            thread,
+            summary: self,
+        }
+    }
 }
 
 mod code {
@@ -441,18 +470,13 @@ impl Def {
                 pv::put_signed(out, *offset_ns);
                 pv::put(out, *rtt_ns);
             }
-            Def::Summary {
-                thread,
-                bytes,
-                syncs,
-                collectives,
-            } => {
+            Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);
                 pv::put(out, *thread as u64);
-                pv::put(out, *bytes);
-                pv::put(out, *syncs);
-                pv::put(out, collectives.len() as u64);
-                for &(comm, count) in collectives {
+                pv::put(out, summary.bytes);
+                pv::put(out, summary.syncs);
+                pv::put(out, summary.collectives.len() as u64);
+                for &(comm, count) in &summary.collectives {
                     pv::put(out, comm);
                     pv::put(out, count);
                 }
@@ -646,12 +670,12 @@ impl Reader<'_> {
                 let collectives = (0..n)
                     .map(|_| Ok((self.u64()?, self.u64()?)))
                     .collect::<Result<_, Error>>()?;
-                Def::Summary {
-                    thread,
+                Summary {
                     bytes,
                     syncs,
                     collectives,
                 }
+                .def(thread)
             }
             _ => return Err(self.bad("unknown definition code")),
         })
@@ -739,12 +763,12 @@ mod tests {
                 offset_ns: -4_200,
                 rtt_ns: 3_100,
             },
-            Def::Summary {
-                thread: 3,
+            Summary {
                 bytes: 1 << 40,
                 syncs: 17,
                 collectives: vec![(0, 5), (1 << 63, 300)],
-            },
+            }
+            .def(3),
         ]
     }
 

@@ -11,9 +11,10 @@ use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::clock::ClockMap;
+pub use crate::defs::Summary;
 use crate::defs::{ClockSource, Def, Entry, Mode, Probe, ProcessInfo};
 use crate::evcodec::{self, EventEncoder};
-use crate::event::{Event, EventKind, RegionId};
+use crate::event::{Event, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
 use crate::profile::CallTree;
 use crate::region::RegionKind;
@@ -110,43 +111,6 @@ pub struct ClockOffset {
     pub offset_ns: i64,
     /// Round trip of the best exchange, ns.
     pub rtt_ns: u64,
-}
-
-/// What a location's event file held when it was complete (see
-/// [`Def::Summary`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// The file's length then.
-    pub bytes: u64,
-    /// Events of synchronization on shared objects.
-    pub syncs: u64,
-    /// Collectives ended, (communicator, count), by communicator.
-    pub collectives: Vec<(u64, u64)>,
-}
-
-impl Summary {
-    /// Counts one more event.
-    #[inline]
-    pub fn count(&mut self, kind: &EventKind) {
-        if kind.is_shared_sync() {
-            self.syncs += 1;
-        } else if let EventKind::CollectiveEnd { comm, .. } = *kind {
-            match self.collectives.binary_search_by_key(&comm, |c| c.0) {
-                Ok(i) => self.collectives[i].1 += 1,
-                Err(i) => self.collectives.insert(i, (comm, 1)),
-            }
-        }
-    }
-
-    /// The definition of location `thread`.
-    pub fn def(&self, thread: u32) -> Def {
-        Def::Summary {
-            thread,
-            bytes: self.bytes,
-            syncs: self.syncs,
-            collectives: self.collectives.clone(),
-        }
-    }
 }
 
 /// A location (thread) of a process.
@@ -400,20 +364,8 @@ impl Process {
                     Def::Entry { region, entry } => {
                         p.entries.insert(region, entry);
                     }
-                    Def::Summary {
-                        thread,
-                        bytes,
-                        syncs,
-                        collectives,
-                    } => {
-                        p.summaries.insert(
-                            thread,
-                            Summary {
-                                bytes,
-                                syncs,
-                                collectives,
-                            },
-                        );
+                    Def::Summary { thread, summary } => {
+                        p.summaries.insert(thread, summary);
                     }
                     Def::ClockOffset {
                         reference,

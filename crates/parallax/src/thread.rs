@@ -597,12 +597,12 @@ impl Tally {
             .map(|(c, n)| (c.wrapping_sub(1), n))
             .collect();
         collectives.sort_unstable();
-        Some(parallax_model::defs::Def::Summary {
-            thread,
+        let summary = parallax_model::defs::Summary {
             bytes: self.bytes.load(Relaxed),
             syncs: self.syncs.load(Relaxed),
             collectives,
-        })
+        };
+        Some(summary.def(thread))
     }
 }
 
