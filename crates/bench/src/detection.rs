@@ -562,6 +562,27 @@ fn scale(a: &Args, events: u64) -> Result<(), String> {
         }
         runs.push(run_measured(&mut cmd)?);
     }
+    // The machine's own limit for two cores: two one-thread analyses at
+    // once (they share nothing but the hardware) against one alone.
+    let t = Instant::now();
+    let pair: Vec<_> = std::thread::scope(|s| {
+        let one = || {
+            let mut cmd = Command::new(&cli);
+            cmd.arg("analyze").arg(&dir).arg("--json");
+            run_measured(&mut cmd)
+        };
+        let handles = [s.spawn(one), s.spawn(one)];
+        handles.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err("a pair run panicked".into()))
+        })
+    })
+    .into_iter()
+    .collect::<Result<_, String>>()?;
+    let pair_s = t.elapsed().as_secs_f64();
+    if pair.iter().any(|r| r.0 != runs[0].0) {
+        return Err("two analyses at once printed another report".into());
+    }
     if a.dir.is_none() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
@@ -579,6 +600,9 @@ fn scale(a: &Args, events: u64) -> Result<(), String> {
         "events_per_cpu_s_1": ev / u1.cpu_s,
         "load_average": std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split_whitespace().next().map(str::to_string)),
         "speedup_2": s1 / s2,
+        // Two analyses at once: how much two cores give here at best.
+        "seconds_pair": pair_s,
+        "ceiling_2": 2.0 * s1 / pair_s,
         "peak_rss_mib_1": u1.peak_rss_kib as f64 / 1024.0,
         "peak_rss_mib_2": u2.peak_rss_kib as f64 / 1024.0,
         "identical": runs[0].0 == runs[1].0,
