@@ -311,6 +311,7 @@ use crate::bottleneck::path::Chain;
 use crate::bottleneck::waits::{self, Agg, Arrival, Interval, LocResult, PathStats, Val};
 use crate::bottleneck::Pattern;
 use crate::compensate::pass::{self as cpass, LocStats, Stamp};
+use crate::fasthash::FastMap;
 use crate::pairing::{Link, Object};
 
 impl Wire for Object {
@@ -481,11 +482,11 @@ fields!(Interval { comp, waits });
 /// it, its number there) after that, by whichever rank sends it on. Every
 /// rank receives every rank's messages, so all know the same names.
 struct Chains {
-    /// By address: the name and the node (kept, so that the address is
-    /// not reused while it names the node).
-    named: HashMap<usize, ((u32, u64), Arc<Chain>)>,
+    /// By address (see [`node_key`]): the name and the node (kept, so
+    /// that the address is not reused while it names the node).
+    named: FastMap<usize, ((u32, u64), Arc<Chain>)>,
     /// By name.
-    got: HashMap<(u32, u64), Arc<Chain>>,
+    got: FastMap<(u32, u64), Arc<Chain>>,
     /// Nodes this rank has named.
     count: u64,
     /// This rank.
@@ -504,8 +505,8 @@ thread_local! {
 pub(crate) fn chain_numbers(me: Option<u32>) {
     CHAINS.with(|c| {
         *c.borrow_mut() = me.map(|me| Chains {
-            named: HashMap::new(),
-            got: HashMap::new(),
+            named: FastMap::default(),
+            got: FastMap::default(),
             count: 0,
             me,
             from: 0,
@@ -522,6 +523,13 @@ pub(crate) fn chains_from(rank: u32) {
     });
 }
 
+/// A live node's address without the bits its alignment keeps zero (a
+/// node takes more than 16 bytes), which the multiply hash would carry
+/// into the table's bucket index.
+fn node_key(c: &Arc<Chain>) -> usize {
+    Arc::as_ptr(c) as usize >> 4
+}
+
 fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
     let Some(c) = c else {
         out.push(0);
@@ -530,7 +538,7 @@ fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
     let known = CHAINS.with(|t| {
         let mut t = t.borrow_mut();
         let t = t.as_mut()?;
-        match t.named.entry(Arc::as_ptr(c) as usize) {
+        match t.named.entry(node_key(c)) {
             std::collections::hash_map::Entry::Occupied(e) => Some((e.get().0, true)),
             std::collections::hash_map::Entry::Vacant(e) => {
                 let name = (t.me, t.count);
@@ -579,7 +587,7 @@ fn get_chain(r: &mut Reader<'_>) -> Option<Arc<Chain>> {
             let c = Arc::new(Chain { base, seg, depth });
             table(&mut |t| {
                 let name = (t.from, n);
-                t.named.insert(Arc::as_ptr(&c) as usize, (name, c.clone()));
+                t.named.insert(node_key(&c), (name, c.clone()));
                 t.got.insert(name, c.clone());
                 None
             });
