@@ -1,9 +1,15 @@
-/* Lock contention: thread 1 holds the lock for 30 ms per step; thread 2
- * asks for it 1 ms later and waits. */
+/* Lock contention: thread 1 holds the lock for 30 ms per step and takes
+ * it again 1 ms after releasing it; thread 2 asks for it once thread 1
+ * holds it for the step (told by a plain atomic counter, which records
+ * nothing), at least 1 ms after its previous turn, and waits 29–30 ms
+ * each step. Timing alone cannot order the two: on a busy machine a 1 ms
+ * sleep sometimes lasts 4, and a waiter that finds the lock free once
+ * ends a step before the holder. */
 #include "pt.h"
 #include "../bn.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int held; /* steps in which thread 1 has taken the lock */
 static pthread_barrier_t go;
 
 static void *holder(void *a) {
@@ -12,9 +18,10 @@ static void *holder(void *a) {
     pthread_barrier_wait(&go);
     for (int i = 0; i < 10; i++) {
         pthread_mutex_lock(&m);
+        atomic_store(&held, i + 1);
         work_ms(30);
         pthread_mutex_unlock(&m);
-        work_ms(2);
+        work_ms(1);
     }
     return NULL;
 }
@@ -25,9 +32,10 @@ static void *waiter(void *a) {
     pthread_barrier_wait(&go);
     for (int i = 0; i < 10; i++) {
         work_ms(1);
+        while (atomic_load(&held) <= i)
+            work_ms(0.1);
         pthread_mutex_lock(&m);
         pthread_mutex_unlock(&m);
-        work_ms(1);
     }
     return NULL;
 }

@@ -38,23 +38,33 @@ fn spawn<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> parallax:
 fn lock() {
     let m = Arc::new(Mutex::new(0u64));
     let go = Arc::new(Barrier::new(2));
-    let (m1, g1) = (m.clone(), go.clone());
+    // Steps in which the holder has taken the lock: a plain atomic, which
+    // records nothing. The waiter asks for the lock only once the holder
+    // has it for the step, so it waits 29–30 ms every step: timing
+    // alone cannot order them (a 1 ms sleep sometimes lasts 4 on a busy
+    // machine, and a waiter that finds the lock free once ends a step
+    // before the holder).
+    let held = Arc::new(AtomicUsize::new(0));
+    let (m1, g1, h1) = (m.clone(), go.clone(), held.clone());
     let holder = spawn(move || {
         g1.wait();
-        for _ in 0..10 {
+        for i in 0..10 {
             let mut g = m1.lock().unwrap();
+            h1.store(i + 1, Ordering::SeqCst);
             work_ms(30);
             *g += 1;
             drop(g);
-            work_ms(2);
+            work_ms(1);
         }
     });
     let waiter = spawn(move || {
         go.wait();
-        for _ in 0..10 {
+        for i in 0..10 {
             work_ms(1);
+            while held.load(Ordering::SeqCst) <= i {
+                std::thread::sleep(Duration::from_micros(100));
+            }
             *m.lock().unwrap() += 1;
-            work_ms(1);
         }
     });
     holder.join().unwrap();

@@ -1,0 +1,18 @@
+/* Wait at N x N through MPI_Alltoall: rank 2 computes 30 ms before each
+ * exchange, the others 1 ms. */
+#include <mpi.h>
+#include "../bn.h"
+
+int main(int argc, char **argv) {
+    int rank;
+    int out[4] = {0}, in[4] = {0};
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD); /* start together */
+    for (int i = 0; i < 10; i++) {
+        work_ms(rank == 2 ? 30 : 1);
+        MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
