@@ -12,10 +12,12 @@ static void *master(void *a) {
     (void)a;
     bn_hello();
     for (int r = 1; r <= 5; r++) {
-        /* Every worker waits before the round is released. */
+        work_ms(30);
+        /* Every worker waits before the round is released. The work comes
+         * first: a worker that the scheduler keeps from waiting again
+         * then shortens only its own wait, not the others'. */
         while (atomic_load(&waiting) < 3 * r)
             sched_yield();
-        work_ms(30);
         pthread_mutex_lock(&m);
         round_no = r;
         pthread_cond_broadcast(&c);
