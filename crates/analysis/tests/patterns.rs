@@ -104,6 +104,47 @@ fn wrong_order_is_a_late_sender_with_an_earlier_message_waiting() {
 }
 
 #[test]
+fn computing_between_the_receives_is_no_wrong_order() {
+    // Location 2 runs a step ahead of location 0: its next message is
+    // there while 1 waits for 0's, but 1 computes on what it received
+    // before it receives again (a halo exchange's next step).
+    let send = |to| Op::Send {
+        to,
+        tag: 0,
+        bytes: 8,
+    };
+    let work = |ms: f64| [Op::Enter(0), Op::Compute(ms * MS), Op::Leave];
+    let mut late = Vec::new();
+    let mut early = Vec::new();
+    let mut mid = Vec::new();
+    for _ in 0..3 {
+        late.extend(work(20.0));
+        late.push(send(1));
+        early.push(send(1));
+        mid.push(Op::Recv { from: 2, tag: 0 });
+        mid.push(Op::Recv { from: 0, tag: 0 });
+        mid.extend(work(1.0));
+    }
+    let p = Program {
+        regions: vec!["work".into()],
+        locations: vec![late, mid, early],
+        threads: false,
+    };
+    let r = analyze("halo", &p);
+    assert!(
+        only(&r, Pattern::WrongOrder).is_empty(),
+        "{:#?}",
+        r.findings
+    );
+    close(only(&r, Pattern::LateSender)[0].severity_s, 0.058, 0.05);
+    // Without the computation the same receives are Wrong Order.
+    let mut p = p;
+    p.locations[1].retain(|op| !matches!(op, Op::Enter(_) | Op::Compute(_) | Op::Leave));
+    let r = analyze("halo-tight", &p);
+    assert_eq!(only(&r, Pattern::WrongOrder).len(), 1, "{:#?}", r.findings);
+}
+
+#[test]
 fn barrier_waits_for_the_overloaded_location() {
     let mut locs = vec![Vec::new(); 4];
     for _ in 0..5 {

@@ -39,6 +39,10 @@ const RUN_GAP_NS: f64 = 50_000.0;
 pub const SMALL_BYTES: u64 = 1024;
 /// Late Sender instances remembered for Wrong Order.
 const RING: usize = 100;
+/// Computation after a Late Sender, as a share of its waiting, beyond
+/// which the receives that follow belong to a later phase (a halo
+/// exchange's next step) rather than to a reorderable sequence.
+const WRONG_ORDER_GAP: f64 = 0.01;
 /// Answers awaited before the pass waits for the oldest.
 const PENDING_MAX: usize = 1 << 16;
 /// Answers to blocking sends per post.
@@ -375,8 +379,9 @@ pub struct LocPass<'a> {
     seen_barrier: bool,
     last_coll_end: Option<f64>,
     /// Recent Late Sender instances: send time, path, sender, waiting,
-    /// and the enter time of the receiving call.
-    ring: VecDeque<(f64, u32, u32, f64, f64)>,
+    /// the enter time of the receiving call, and the location's
+    /// computation time when it ended.
+    ring: VecDeque<(f64, u32, u32, f64, f64, f64)>,
     pending: VecDeque<Pending>,
     interval: Interval,
     /// Times the interval was begun anew, plus one (see [`Slot`]).
@@ -876,10 +881,18 @@ impl<'a> LocPass<'a> {
                 // Wrong Order: an earlier Late Sender waited for a message
                 // sent after this one, which was already there (in an
                 // earlier call: one call waiting for several, MPI_Waitall,
-                // reports them in no particular order).
+                // reports them in no particular order), and the receives
+                // came one after the other: once the location computed
+                // after the Late Sender (more than a small share of its
+                // waiting), the receives that follow are of a later phase,
+                // which no reordering of receives brings forward.
+                // Scalasca compares the send times only.
+                let comp = self.res.categories[Category::Computation as usize];
+                self.ring
+                    .retain(|&(.., w, _, c0)| comp - c0 <= WRONG_ORDER_GAP * w);
                 let mut i = 0;
                 while i < self.ring.len() {
-                    let (sl, p, c, w, call) = self.ring[i];
+                    let (sl, p, c, w, call, _) = self.ring[i];
                     if sl > s && call != enter {
                         self.res
                             .waits
@@ -895,7 +908,7 @@ impl<'a> LocPass<'a> {
                     if self.ring.len() == RING {
                         self.ring.pop_front();
                     }
-                    self.ring.push_back((s, path, src, wait, enter));
+                    self.ring.push_back((s, path, src, wait, enter, comp));
                 }
                 self.setup_end = f64::NEG_INFINITY;
                 if blocking {
