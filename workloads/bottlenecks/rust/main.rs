@@ -1,7 +1,7 @@
 //! Ground-truth Rust programs with injected bottlenecks, measured by the
 //! `parallax` crate: `bottlenecks SCENARIO` with SCENARIO one of lock,
-//! barrier, value, join, clean (see the `rust_*.expect.json` next to this
-//! file for what each must produce).
+//! barrier, value, join, clean, semaphore (see the `*.expect.json` next
+//! to this file for what each must produce).
 //!
 //! Injected work is sleeping, so that its length survives a machine shared
 //! by more threads than cores. Workers are numbered in creation order: the
@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use parallax::sync::{Barrier, Mutex, SyncVar};
+use parallax::sync::{Barrier, Mutex, Semaphore, SyncVar};
 
 static STARTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -137,6 +137,31 @@ fn clean() {
     }
 }
 
+fn semaphore() {
+    // The consumer takes an item that the producer releases after 30 ms
+    // of work, ten times; the next item is made once this one is taken.
+    let items = Arc::new(Semaphore::new(0));
+    let taken = Arc::new(AtomicUsize::new(0));
+    let (i1, t1) = (items.clone(), taken.clone());
+    let producer = spawn(move || {
+        for i in 0..10 {
+            work_ms(30);
+            i1.release();
+            while t1.load(Ordering::SeqCst) <= i {
+                std::thread::yield_now();
+            }
+        }
+    });
+    let consumer = spawn(move || {
+        for _ in 0..10 {
+            items.acquire();
+            taken.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    producer.join().unwrap();
+    consumer.join().unwrap();
+}
+
 fn main() {
     let scenario = std::env::args().nth(1).unwrap_or_default();
     match scenario.as_str() {
@@ -145,8 +170,9 @@ fn main() {
         "value" => value(),
         "join" => join(),
         "clean" => clean(),
+        "semaphore" => semaphore(),
         _ => {
-            eprintln!("usage: bottlenecks lock|barrier|value|join|clean");
+            eprintln!("usage: bottlenecks lock|barrier|value|join|clean|semaphore");
             std::process::exit(2);
         }
     }
