@@ -128,6 +128,18 @@ fn late_sender_between_mpi_ranks() {
 }
 
 #[test]
+fn a_late_sender_is_waited_for_in_the_probe_before_the_receive() {
+    let exp = measure("bn-probe", "mpicc", "mpi/probe.c", Some(2));
+    let v = analyze(&exp, &[]);
+    let w = findings(&v, "late_sender");
+    assert_eq!(w.len(), 1, "{v:#}");
+    assert_eq!((at(w[0]), at(&w[0]["culprits"][0])), ((1, 0), (0, 0)));
+    let s = w[0]["severity_s"].as_f64().unwrap();
+    assert!((0.18..1.0).contains(&s), "severity {s}");
+    assert_eq!(w[0]["region"], "MPI_Probe");
+}
+
+#[test]
 fn scaling_compare_and_baseline_run_on_real_experiments() {
     let a = measure("bn-join", "gcc", "pthreads/join.c", None);
     let b = measure("bn-barrier", "gcc", "pthreads/barrier.c", None);

@@ -281,6 +281,9 @@ enum Need {
         /// The channel, for the answer to a blocking send.
         chan: (u64, u32, u32),
         enter: f64,
+        /// Where the waiting happened, if not in the receive itself (a
+        /// probe before it).
+        probe: Option<u32>,
     },
     Coll {
         key: Key,
@@ -378,6 +381,11 @@ pub struct LocPass<'a> {
     activity: u64,
     seen_barrier: bool,
     last_coll_end: Option<f64>,
+    /// Time of the last message event (sent, received or completed).
+    last_msg: f64,
+    /// A message wait that completed no message (MPI_Probe): its enter and
+    /// call path. A receive right after it waited from there.
+    probe: Option<(f64, u32)>,
     /// Recent Late Sender instances: send time, path, sender, waiting,
     /// the enter time of the receiving call, and the location's
     /// computation time when it ended.
@@ -517,6 +525,8 @@ impl<'a> LocPass<'a> {
             activity: 0,
             seen_barrier: false,
             last_coll_end: None,
+            last_msg: f64::NEG_INFINITY,
+            probe: None,
             ring: VecDeque::new(),
             pending: VecDeque::new(),
             interval: Interval::default(),
@@ -685,6 +695,7 @@ impl<'a> LocPass<'a> {
             } => {
                 let seq = next(&mut self.send_seq, (comm, peer, tag));
                 let enter = self.enter_time(t);
+                self.last_msg = t;
                 let chain = self.cp.snapshot();
                 let blocking = matches!(e.kind, Send { .. })
                     && self
@@ -719,6 +730,7 @@ impl<'a> LocPass<'a> {
                     f.xfer = Some((peer, bytes));
                 }
             }
+            IsendComplete { .. } => self.last_msg = t,
             Recv {
                 peer, tag, comm, ..
             }
@@ -726,10 +738,18 @@ impl<'a> LocPass<'a> {
                 peer, tag, comm, ..
             } => {
                 let seq = next(&mut self.recv_seq, (comm, peer, tag));
+                // A blocking receive right after a probe (no message in
+                // between) waited in the probe.
+                let probe = self
+                    .probe
+                    .take()
+                    .filter(|&(at, _)| matches!(e.kind, Recv { .. }) && self.last_msg < at);
+                self.last_msg = t;
                 self.need = Some(Need::Recv {
                     key: Key::Msg(comm, peer, rank, tag, seq),
                     chan: (comm, peer, tag),
-                    enter: self.enter_time(t),
+                    enter: probe.map_or_else(|| self.enter_time(t), |p| p.0),
+                    probe: probe.map(|p| p.1),
                 });
                 self.activity += 1;
                 if matches!(e.kind, Recv { .. }) {
@@ -741,6 +761,7 @@ impl<'a> LocPass<'a> {
                 }
             }
             CollectiveEnd { op, comm, root, .. } => {
+                self.last_msg = t;
                 let seq = next(&mut self.coll_seq, comm);
                 let n = self.pairing.members(comm, seq);
                 let enter = self.enter_time(t);
@@ -856,7 +877,9 @@ impl<'a> LocPass<'a> {
         let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
         match (self.need.take(), v) {
             (
-                Some(Need::Recv { chan, enter, .. }),
+                Some(Need::Recv {
+                    chan, enter, probe, ..
+                }),
                 Val::Send {
                     t: s,
                     loc: src,
@@ -872,6 +895,7 @@ impl<'a> LocPass<'a> {
                     f.ls = f.ls.max(total);
                 }
                 let wait = (total - before).max(0.0);
+                let path = probe.unwrap_or(path);
                 if wait > 0.0 {
                     self.record(Pattern::LateSender, path, wait, Some(src));
                     self.charge(src, &note, wait);
@@ -1194,6 +1218,7 @@ impl<'a> LocPass<'a> {
                         | RegionKind::SendRecv
                         | RegionKind::Setup
                         | RegionKind::ThreadJoin
+                        | RegionKind::Wait
                 )
             {
                 self.leave_special(f, t);
@@ -1240,6 +1265,9 @@ impl<'a> LocPass<'a> {
         }
         if kind == RegionKind::Setup {
             self.setup_end = t;
+        }
+        if kind == RegionKind::Wait {
+            self.probe = (self.last_msg < f.enter).then_some((f.enter, f.path));
         }
         if kind == RegionKind::ThreadJoin {
             if let Some(j) = self.join.as_mut() {
