@@ -553,24 +553,21 @@ fn scale(a: &Args, events: u64) -> Result<(), String> {
         .args(["--bin", "parallax"])
         .current_dir(workspace()))?;
     let cli = workspace().join("target/release/parallax");
-    let mut runs = Vec::new();
-    for threads in [1usize, 2] {
+    // `parallax analyze D --json` on this many threads, measured.
+    let analyze = |threads: usize| {
         let mut cmd = Command::new(&cli);
         cmd.arg("analyze").arg(&dir).arg("--json");
         if threads > 1 {
             cmd.args(["--executor", "threads", "--threads", &threads.to_string()]);
         }
-        runs.push(run_measured(&mut cmd)?);
-    }
+        run_measured(&mut cmd)
+    };
+    let runs = [analyze(1)?, analyze(2)?];
     // The machine's own limit for two cores: two one-thread analyses at
     // once (they share nothing but the hardware) against one alone.
     let t = Instant::now();
     let pair: Vec<_> = std::thread::scope(|s| {
-        let one = || {
-            let mut cmd = Command::new(&cli);
-            cmd.arg("analyze").arg(&dir).arg("--json");
-            run_measured(&mut cmd)
-        };
+        let one = || analyze(1);
         let handles = [s.spawn(one), s.spawn(one)];
         handles.map(|h| {
             h.join()

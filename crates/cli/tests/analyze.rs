@@ -117,26 +117,26 @@ fn late_sender_between_mpi_ranks() {
         return;
     }
     let exp = measure("bn-ls", "mpicc", "mpi/late_sender.c", Some(2));
-    let v = analyze(&exp, &[]);
-    let w = findings(&v, "late_sender");
-    assert_eq!(w.len(), 1, "{v:#}");
-    assert_eq!((at(w[0]), at(&w[0]["culprits"][0])), ((1, 0), (0, 0)));
-    let s = w[0]["severity_s"].as_f64().unwrap();
-    // 30 ms late, ten times; a busy machine only sleeps longer.
-    assert!((0.18..1.0).contains(&s), "severity {s}");
-    assert_eq!(w[0]["region"], "MPI_Recv");
+    rank_1_waits_for_rank_0_in(&exp, "MPI_Recv");
 }
 
 #[test]
 fn a_late_sender_is_waited_for_in_the_probe_before_the_receive() {
     let exp = measure("bn-probe", "mpicc", "mpi/probe.c", Some(2));
-    let v = analyze(&exp, &[]);
+    rank_1_waits_for_rank_0_in(&exp, "MPI_Probe");
+}
+
+/// The one Late Sender of a 2-rank program whose rank 0 sends 30 ms late,
+/// ten times: at rank 1, in `region`, caused by rank 0.
+fn rank_1_waits_for_rank_0_in(exp: &Path, region: &str) {
+    let v = analyze(exp, &[]);
     let w = findings(&v, "late_sender");
     assert_eq!(w.len(), 1, "{v:#}");
     assert_eq!((at(w[0]), at(&w[0]["culprits"][0])), ((1, 0), (0, 0)));
     let s = w[0]["severity_s"].as_f64().unwrap();
+    // A busy machine only sleeps longer.
     assert!((0.18..1.0).contains(&s), "severity {s}");
-    assert_eq!(w[0]["region"], "MPI_Probe");
+    assert_eq!(w[0]["region"], region);
 }
 
 #[test]
