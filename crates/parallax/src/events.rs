@@ -140,6 +140,26 @@ pub fn await_done(var: u64, index: u64) {
     record(EventKind::AwaitDone { var, index });
 }
 
+/// A one-sided put of `bytes` to address `addr` of rank `target` (record
+/// it inside a region of kind [`RegionKind::Put`]).
+pub fn put(target: u32, bytes: u64, addr: u64) {
+    record(EventKind::Put {
+        target,
+        bytes,
+        addr,
+    });
+}
+
+/// A one-sided get of `bytes` from address `addr` of rank `target` (inside
+/// a region of kind [`RegionKind::Get`]).
+pub fn get(target: u32, bytes: u64, addr: u64) {
+    record(EventKind::Get {
+        target,
+        bytes,
+        addr,
+    });
+}
+
 /// A user mark with a value: `mark` is a region of kind
 /// [`RegionKind::Mark`] (see the `mark!` macro).
 pub fn mark(mark: u32, value: i64) {

@@ -1,6 +1,6 @@
 //! Ground-truth Rust programs with injected bottlenecks, measured by the
 //! `parallax` crate: `bottlenecks SCENARIO` with SCENARIO one of lock,
-//! barrier, value, join, clean, semaphore (see the `*.expect.json` next
+//! barrier, value, join, clean, semaphore, competing (see the `*.expect.json` next
 //! to this file for what each must produce).
 //!
 //! Injected work is sleeping, so that its length survives a machine shared
@@ -162,6 +162,52 @@ fn semaphore() {
     consumer.join().unwrap();
 }
 
+/// Ends after `ms` of a transfer's own time at the `active` transfers'
+/// port: the port's bandwidth is shared equally by the transfers on it, so
+/// two at once take twice as long (the injected contention; the port records
+/// nothing).
+fn transfer(active: &AtomicUsize, ms: f64) {
+    let n = active.fetch_add(1, Ordering::SeqCst) + 1;
+    let mut done = 0.0;
+    let mut sharing = n as f64;
+    while done < ms {
+        let t = std::time::Instant::now();
+        std::thread::sleep(Duration::from_micros(100));
+        done += t.elapsed().as_secs_f64() * 1e3 / sharing;
+        sharing = active.load(Ordering::SeqCst) as f64;
+    }
+    active.fetch_sub(1, Ordering::SeqCst);
+}
+
+fn competing() {
+    // Two threads put 1 ms blocks into the memory of rank 1 through one
+    // port: each first alone (the other works), then both at once, when
+    // each block takes about twice as long.
+    let port = Arc::new(AtomicUsize::new(0));
+    let put = |port: &AtomicUsize, block: u64| {
+        let _r = parallax::region!(Put, "put_block");
+        parallax::events::put(1, 1 << 20, block << 20);
+        transfer(port, 1.0);
+    };
+    let hs: Vec<_> = [(0u64, 20u64), (15, 5)]
+        .into_iter()
+        .map(|(before, after)| {
+            let port = port.clone();
+            spawn(move || {
+                if before > 0 {
+                    work_ms(before);
+                }
+                (0..10).for_each(|b| put(&port, b));
+                work_ms(after);
+                (10..50).for_each(|b| put(&port, b));
+            })
+        })
+        .collect();
+    for h in hs {
+        h.join().unwrap();
+    }
+}
+
 fn main() {
     let scenario = std::env::args().nth(1).unwrap_or_default();
     match scenario.as_str() {
@@ -171,8 +217,9 @@ fn main() {
         "join" => join(),
         "clean" => clean(),
         "semaphore" => semaphore(),
+        "competing" => competing(),
         _ => {
-            eprintln!("usage: bottlenecks lock|barrier|value|join|clean|semaphore");
+            eprintln!("usage: bottlenecks lock|barrier|value|join|clean|semaphore|competing");
             std::process::exit(2);
         }
     }

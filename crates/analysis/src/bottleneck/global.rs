@@ -186,7 +186,12 @@ pub fn assemble(
                     max: ps.max * NS,
                 };
                 let (method, flagged, expected) = filters::judge(cfg, kind.name(), n_locs, &e);
-                let replay = agg.ns >= cfg.wait_share * ps.incl;
+                // A competing transfer's instances were each found half
+                // again slower than the path's fastest, with a competitor
+                // overlapping: the replay's own test. Two transfers sharing
+                // a target equally lose at most half of their time, so the
+                // share of the entry could never reach `wait_share`.
+                let replay = agg.ns >= cfg.wait_share * ps.incl || pattern == Pattern::CompetingRma;
                 let jitter = agg.ns * NS < cfg.min_instance_wait_s * agg.instances as f64
                     || (agg.instances as f64) < cfg.min_instance_share * ps.visits as f64;
                 if (!flagged && !replay) || jitter {
