@@ -727,6 +727,7 @@ fields!(PathStats {
     parent,
     region,
     visits,
+    idle,
     incl,
     excl,
     min,

@@ -112,10 +112,6 @@ fn a_bottleneck_free_program_has_no_finding() {
 
 #[test]
 fn late_sender_between_mpi_ranks() {
-    if !have("mpicc") || !have("mpirun") {
-        eprintln!("skipped: no MPI");
-        return;
-    }
     let exp = measure("bn-ls", "mpicc", "mpi/late_sender.c", Some(2));
     rank_1_waits_for_rank_0_in(&exp, "MPI_Recv");
 }
@@ -124,6 +120,74 @@ fn late_sender_between_mpi_ranks() {
 fn a_late_sender_is_waited_for_in_the_probe_before_the_receive() {
     let exp = measure("bn-probe", "mpicc", "mpi/probe.c", Some(2));
     rank_1_waits_for_rank_0_in(&exp, "MPI_Probe");
+}
+
+#[test]
+fn a_late_sender_polled_with_mpi_test_is_one_wait_not_frequent_calls() {
+    let exp = measure("bn-test", "mpicc", "mpi/late_sender_test.c", Some(2));
+    rank_1_waits_for_rank_0_in(&exp, "MPI_Test");
+    let v = analyze(&exp, &[]);
+    assert!(findings(&v, "frequent_small_events").is_empty(), "{v:#}");
+}
+
+#[test]
+fn tests_between_chunks_of_computation_are_not_polling() {
+    // Rank 1 computes in 2 ms chunks and tests for the message after each;
+    // rank 0 sends it 10 ms in, while rank 1 computes: nobody waits.
+    let d = tmp("bn-overlap");
+    let src = d.join("overlap.c");
+    std::fs::write(
+        &src,
+        r#"#include <mpi.h>
+#include <time.h>
+static void work_ms(long ms) {
+    struct timespec ts = {0, ms * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+int main(int argc, char **argv) {
+    int rank, x = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 10; i++) {
+        if (rank == 0) {
+            work_ms(10);
+            MPI_Send(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+            work_ms(12);
+        } else {
+            MPI_Request req;
+            int done = 0;
+            MPI_Irecv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, &req);
+            while (!done) {
+                work_ms(2);
+                MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            }
+            while (done++ < 6)
+                work_ms(2);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = d.join("overlap");
+    compile(
+        "mpicc",
+        &["-O1", "-o", exe.to_str().unwrap(), src.to_str().unwrap()],
+    );
+    let out = d.join("exp");
+    let exe = exe.to_str().unwrap();
+    let o = run(
+        &out,
+        &["--mode", "trace"],
+        &["mpirun", "--allow-run-as-root", "-np", "2", exe],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = analyze(&out, &[]);
+    assert!(findings(&v, "late_sender").is_empty(), "{v:#}");
 }
 
 /// The one Late Sender of a 2-rank program whose rank 0 sends 30 ms late,

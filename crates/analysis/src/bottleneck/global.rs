@@ -193,7 +193,8 @@ pub fn assemble(
                 // share of the entry could never reach `wait_share`.
                 let replay = agg.ns >= cfg.wait_share * ps.incl || pattern == Pattern::CompetingRma;
                 let jitter = agg.ns * NS < cfg.min_instance_wait_s * agg.instances as f64
-                    || (agg.instances as f64) < cfg.min_instance_share * ps.visits as f64;
+                    || (agg.instances as f64)
+                        < cfg.min_instance_share * (ps.visits - ps.idle.min(ps.visits)) as f64;
                 if (!flagged && !replay) || jitter {
                     continue;
                 }
@@ -220,10 +221,13 @@ pub fn assemble(
                 detection,
             ));
         }
-        // Frequency: short, very frequent events.
+        // Frequency: short, very frequent events, unless they are mostly
+        // waiting that a wait state explains (a loop polling MPI_Test).
         let mut flagged_paths = Vec::new();
         for (p, s) in res.paths.iter().enumerate().skip(1) {
+            let polled = waited.get(&(p as u32)).is_some_and(|&w| w >= 0.5 * s.incl);
             if s.visits >= cfg.frequent_count
+                && !polled
                 && s.incl * NS / (s.visits as f64) <= cfg.frequent_mean_s
                 && s.incl >= cx.bar_ns()
             {

@@ -37,6 +37,11 @@ const JOIN_GAP_NS: f64 = 100_000.0;
 const RUN_GAP_NS: f64 = 50_000.0;
 /// A transfer of at most this many bytes is small.
 pub const SMALL_BYTES: u64 = 1024;
+/// Failing message waits (MPI_Test) of one call path closer than this
+/// are a polling loop, ns ...
+const POLL_GAP_NS: f64 = 5_000.0;
+/// ... and may be further apart once in this many waits.
+const POLL_WAITS_PER_GAP: u64 = 100;
 /// Late Sender instances remembered for Wrong Order.
 const RING: usize = 100;
 /// Computation after a Late Sender, as a share of its waiting, beyond
@@ -52,6 +57,33 @@ const BATCH: u64 = 64;
 const RMA_SLOW_NS: f64 = 20_000.0;
 /// Requests kept per location.
 const RMA_REQUESTS: usize = 1 << 16;
+
+/// Failing message waits of one call path in a row: a polling loop while
+/// the times between them stay short.
+#[derive(Clone, Copy, Debug)]
+struct Poll {
+    /// The first one's enter.
+    start: f64,
+    path: u32,
+    /// The last one's leave.
+    left: f64,
+    /// Waits in the run, and long times between them (above
+    /// `POLL_GAP_NS`).
+    waits: u64,
+    long: u64,
+}
+
+impl Poll {
+    /// Whether a wait of `path` entered at `enter` goes on polling: the
+    /// time since the last wait is short (a loop around the test), or long
+    /// times are rare in the run (a flush of the trace buffer, the process
+    /// preempted now and then), not computation between every few tests.
+    fn goes_on(&self, path: u32, enter: f64) -> bool {
+        path == self.path
+            && (enter - self.left <= POLL_GAP_NS
+                || (self.long + 1) * POLL_WAITS_PER_GAP <= self.waits)
+    }
+}
 
 /// What a value on the board is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,6 +226,9 @@ pub struct PathStats {
     pub parent: u32,
     pub region: u32,
     pub visits: u64,
+    /// Visits of a message wait that completed no message (a probe, a
+    /// failing test).
+    pub idle: u64,
     pub incl: f64,
     pub excl: f64,
     pub min: f64,
@@ -383,9 +418,9 @@ pub struct LocPass<'a> {
     last_coll_end: Option<f64>,
     /// Time of the last message event (sent, received or completed).
     last_msg: f64,
-    /// A message wait that completed no message (MPI_Probe): its enter and
-    /// call path. A receive right after it waited from there.
-    probe: Option<(f64, u32)>,
+    /// A message wait that completed no message (MPI_Probe, or a polling
+    /// run of MPI_Test calls). A receive right after it waited from there.
+    probe: Option<Poll>,
     /// Recent Late Sender instances: send time, path, sender, waiting,
     /// the enter time of the receiving call, and the location's
     /// computation time when it ended.
@@ -484,6 +519,7 @@ impl<'a> LocPass<'a> {
             parent: 0,
             region: regions::OUTSIDE,
             visits: 0,
+            idle: 0,
             incl: 0.0,
             excl: 0.0,
             min: f64::INFINITY,
@@ -593,6 +629,7 @@ impl<'a> LocPass<'a> {
                 parent,
                 region: g,
                 visits: 0,
+                idle: 0,
                 incl: 0.0,
                 excl: 0.0,
                 min: f64::INFINITY,
@@ -739,17 +776,22 @@ impl<'a> LocPass<'a> {
             } => {
                 let seq = next(&mut self.recv_seq, (comm, peer, tag));
                 // A blocking receive right after a probe (no message in
-                // between) waited in the probe.
-                let probe = self
-                    .probe
-                    .take()
-                    .filter(|&(at, _)| matches!(e.kind, Recv { .. }) && self.last_msg < at);
+                // between) waited in the probe; so did a wait that
+                // completes a polling loop of its call path.
+                let polled = |p: &Poll| {
+                    self.stack
+                        .last()
+                        .is_some_and(|f| f.kind == RegionKind::Wait && p.goes_on(f.path, f.enter))
+                };
+                let probe = self.probe.take().filter(|p| {
+                    (matches!(e.kind, Recv { .. }) || polled(p)) && self.last_msg < p.start
+                });
                 self.last_msg = t;
                 self.need = Some(Need::Recv {
                     key: Key::Msg(comm, peer, rank, tag, seq),
                     chan: (comm, peer, tag),
-                    enter: probe.map_or_else(|| self.enter_time(t), |p| p.0),
-                    probe: probe.map(|p| p.1),
+                    enter: probe.map_or_else(|| self.enter_time(t), |p| p.start),
+                    probe: probe.map(|p| p.path),
                 });
                 self.activity += 1;
                 if matches!(e.kind, Recv { .. }) {
@@ -1267,7 +1309,26 @@ impl<'a> LocPass<'a> {
             self.setup_end = t;
         }
         if kind == RegionKind::Wait {
-            self.probe = (self.last_msg < f.enter).then_some((f.enter, f.path));
+            if self.last_msg < f.enter {
+                self.res.paths[f.path as usize].idle += 1;
+            }
+            // Failing waits of one call path in quick succession are one
+            // wait: a polling loop.
+            self.probe = (self.last_msg < f.enter).then(|| match self.probe {
+                Some(p) if p.goes_on(f.path, f.enter) => Poll {
+                    left: t,
+                    waits: p.waits + 1,
+                    long: p.long + u64::from(f.enter - p.left > POLL_GAP_NS),
+                    ..p
+                },
+                _ => Poll {
+                    start: f.enter,
+                    path: f.path,
+                    left: t,
+                    waits: 1,
+                    long: 0,
+                },
+            });
         }
         if kind == RegionKind::ThreadJoin {
             if let Some(j) = self.join.as_mut() {
