@@ -131,6 +131,19 @@ fn a_late_sender_polled_with_mpi_test_is_one_wait_not_frequent_calls() {
 }
 
 #[test]
+fn a_late_root_of_a_nonblocking_broadcast_is_waited_for_in_mpi_wait() {
+    let exp = measure("bn-ibcast", "mpicc", "mpi/ibcast.c", Some(4));
+    let v = analyze(&exp, &[]);
+    let mut w: Vec<_> = findings(&v, "late_broadcast")
+        .iter()
+        .map(|f| (at(f), at(&f["culprits"][0]), f["region"].as_str().unwrap()))
+        .collect();
+    w.sort();
+    let expected: Vec<_> = (1..4).map(|r| ((r, 0), (0, 0), "MPI_Wait")).collect();
+    assert_eq!(w, expected, "{v:#}");
+}
+
+#[test]
 fn tests_between_chunks_of_computation_are_not_polling() {
     // Rank 1 computes in 2 ms chunks and tests for the message after each;
     // rank 0 sends it 10 ms in, while rank 1 computes: nobody waits.

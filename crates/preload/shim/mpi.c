@@ -209,7 +209,7 @@ static void constructed(MPI_Comm newcomm) {
  * Non-blocking point-to-point requests, from their start to their
  * completion in a Wait or Test call. */
 
-enum { REQ_SEND = 1, REQ_RECV = 2 };
+enum { REQ_SEND = 1, REQ_RECV = 2, REQ_COLL = 3 };
 
 struct req {
     uint64_t key;  /* 0: free; 1: deleted */
@@ -221,6 +221,11 @@ struct req {
     uint32_t peer;
     uint64_t comm_id, bytes;
     struct comm *comm;
+    /* A non-blocking collective: its operation, root and bytes received
+     * (`bytes` are those sent). */
+    int op;
+    uint32_t root;
+    uint64_t recvd;
 };
 
 #define REQS (1 << 16)
@@ -242,11 +247,13 @@ static struct req *req_find(uint64_t key, int insert) {
     return insert ? tomb : NULL;
 }
 
-static void req_add(MPI_Request *r, int kind, int persistent, struct comm *c, int peer, int tag,
-                    uint64_t bytes) {
+/* Adds request `r`; 0 if it could not be (a full table). */
+static int req_add(MPI_Request *r, int kind, int persistent, struct comm *c, int peer, int tag,
+                   uint64_t bytes) {
     uint64_t key = key_of(r, sizeof *r);
+    int added = 0;
     if (key <= 1)
-        return;
+        return 0;
     spin_lock(&reqs_lock);
     struct req *q = req_find(key, 1);
     if (q && (q->key == key || reqs_used < REQS * 3 / 4)) {
@@ -263,8 +270,26 @@ static void req_add(MPI_Request *r, int kind, int persistent, struct comm *c, in
         q->peer = world_of(c, peer);
         q->tag = tag;
         q->bytes = bytes;
+        added = 1;
     }
     spin_unlock(&reqs_lock);
+    return added;
+}
+
+/* Adds the request of a non-blocking collective. */
+static int req_add_coll(MPI_Request *r, int op, struct comm *c, uint32_t root, uint64_t sent,
+                        uint64_t recvd) {
+    if (!req_add(r, REQ_COLL, 0, c, -1, 0, sent))
+        return 0;
+    spin_lock(&reqs_lock);
+    struct req *q = req_find(key_of(r, sizeof *r), 0);
+    if (q) {
+        q->op = op;
+        q->root = root;
+        q->recvd = recvd;
+    }
+    spin_unlock(&reqs_lock);
+    return q != NULL;
 }
 
 /* Takes request `key` out (unless persistent); 0 if unknown. */
@@ -323,6 +348,8 @@ static void completed(uint64_t key, MPI_Status *st) {
         uint64_t bytes;
         if (received(q.comm, st, &peer, &tag, &bytes))
             EV(PXL_EV_IRECV_DONE, peer, (uint32_t)tag, q.comm_id, bytes, key);
+    } else if (q.kind == REQ_COLL) {
+        EV(PXL_EV_COLL_END, q.op, q.comm_id, q.root, q.bytes, q.recvd);
     }
 }
 
@@ -858,6 +885,16 @@ static struct coll coll_of(MPI_Comm comm, int root) {
         LEAVE();                                                                     \
     } while (0)
 
+/* A non-blocking collective ends where its request completes (a Wait or
+ * Test call), so that its waiting is where the program waits; without a
+ * place in the request table it ends here. */
+#define ICOLL_END(op, k, sent, recvd)                                                        \
+    do {                                                                                     \
+        if (TR && !(r == MPI_SUCCESS && req_add_coll(req, op, (k).c, (k).root, sent, recvd))) \
+            EV(PXL_EV_COLL_END, op, (k).c ? (k).c->id : 0, (k).root, sent, recvd);           \
+        LEAVE();                                                                             \
+    } while (0)
+
 static uint64_t sum_counts(const int *counts, int n, MPI_Datatype t) {
     long total = 0;
     for (int i = 0; counts && i < n; i++)
@@ -877,7 +914,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
     COLL_BEGIN("MPI_Ibarrier", PXL_BARRIER);
     int r = PMPI_Ibarrier(comm, req);
     struct coll k = TR ? coll_of(comm, NOROOT) : (struct coll){0};
-    COLL_END(PXL_OP_BARRIER, k, 0, 0);
+    ICOLL_END(PXL_OP_BARRIER, k, 0, 0);
     return r;
 }
 
@@ -907,7 +944,7 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MP
     struct coll k = {0};
     BCAST_BYTES(k, count, t);
     int r = PMPI_Ibcast(buf, count, t, root, comm, req);
-    COLL_END(PXL_OP_BCAST, k, sent, recvd);
+    ICOLL_END(PXL_OP_BCAST, k, sent, recvd);
     return r;
 }
 
@@ -935,7 +972,7 @@ int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
     struct coll k = {0};
     REDUCE_BYTES(k, count, t);
     int r = PMPI_Ireduce(sbuf, rbuf, count, t, op, root, comm, req);
-    COLL_END(PXL_OP_REDUCE, k, sent, recvd);
+    ICOLL_END(PXL_OP_REDUCE, k, sent, recvd);
     return r;
 }
 
@@ -962,7 +999,7 @@ int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_
     struct coll k = {0};
     ALL_BYTES(k, count, t);
     int r = PMPI_Iallreduce(sbuf, rbuf, count, t, op, comm, req);
-    COLL_END(PXL_OP_ALLREDUCE, k, sent, sent);
+    ICOLL_END(PXL_OP_ALLREDUCE, k, sent, sent);
     return r;
 }
 
@@ -981,7 +1018,7 @@ int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op
     struct coll k = {0};
     ALL_BYTES(k, count, t);
     int r = PMPI_Iscan(sbuf, rbuf, count, t, op, comm, req);
-    COLL_END(PXL_OP_SCAN, k, sent, sent);
+    ICOLL_END(PXL_OP_SCAN, k, sent, sent);
     return r;
 }
 
@@ -1001,7 +1038,7 @@ int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op 
     struct coll k = {0};
     ALL_BYTES(k, count, t);
     int r = PMPI_Iexscan(sbuf, rbuf, count, t, op, comm, req);
-    COLL_END(PXL_OP_SCAN, k, sent, sent);
+    ICOLL_END(PXL_OP_SCAN, k, sent, sent);
     return r;
 }
 
@@ -1029,7 +1066,7 @@ int MPI_Igather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
     struct coll k = {0};
     GATHER_BYTES(k);
     int r = PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-    COLL_END(PXL_OP_GATHER, k, sent, recvd);
+    ICOLL_END(PXL_OP_GATHER, k, sent, recvd);
     return r;
 }
 
@@ -1058,7 +1095,7 @@ int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     struct coll k = {0};
     GATHERV_BYTES(k);
     int r = PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);
-    COLL_END(PXL_OP_GATHER, k, sent, recvd);
+    ICOLL_END(PXL_OP_GATHER, k, sent, recvd);
     return r;
 }
 
@@ -1086,7 +1123,7 @@ int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     struct coll k = {0};
     SCATTER_BYTES(k);
     int r = PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
-    COLL_END(PXL_OP_SCATTER, k, sent, recvd);
+    ICOLL_END(PXL_OP_SCATTER, k, sent, recvd);
     return r;
 }
 
@@ -1115,7 +1152,7 @@ int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI
     struct coll k = {0};
     SCATTERV_BYTES(k);
     int r = PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);
-    COLL_END(PXL_OP_SCATTER, k, sent, recvd);
+    ICOLL_END(PXL_OP_SCATTER, k, sent, recvd);
     return r;
 }
 
@@ -1143,7 +1180,7 @@ int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     struct coll k = {0};
     ALLGATHER_BYTES(k);
     int r = PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-    COLL_END(PXL_OP_ALLGATHER, k, sent, recvd);
+    ICOLL_END(PXL_OP_ALLGATHER, k, sent, recvd);
     return r;
 }
 
@@ -1173,7 +1210,7 @@ int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     struct coll k = {0};
     ALLGATHERV_BYTES(k);
     int r = PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
-    COLL_END(PXL_OP_ALLGATHER, k, sent, recvd);
+    ICOLL_END(PXL_OP_ALLGATHER, k, sent, recvd);
     return r;
 }
 
@@ -1201,7 +1238,7 @@ int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
     struct coll k = {0};
     ALLTOALL_BYTES(k);
     int r = PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
-    COLL_END(PXL_OP_ALLTOALL, k, sent, recvd);
+    ICOLL_END(PXL_OP_ALLTOALL, k, sent, recvd);
     return r;
 }
 
@@ -1232,7 +1269,7 @@ int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], M
     ALLTOALLV_BYTES(k);
     int r = PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
                             req);
-    COLL_END(PXL_OP_ALLTOALL, k, sent, recvd);
+    ICOLL_END(PXL_OP_ALLTOALL, k, sent, recvd);
     return r;
 }
 
@@ -1260,7 +1297,7 @@ int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_D
     struct coll k = {0};
     REDSCAT_BYTES(k);
     int r = PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, t, op, comm, req);
-    COLL_END(PXL_OP_REDUCE_SCATTER, k, sent, recvd);
+    ICOLL_END(PXL_OP_REDUCE_SCATTER, k, sent, recvd);
     return r;
 }
 
@@ -1288,7 +1325,7 @@ int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Data
     struct coll k = {0};
     REDSCATB_BYTES(k);
     int r = PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, t, op, comm, req);
-    COLL_END(PXL_OP_REDUCE_SCATTER, k, sent, recvd);
+    ICOLL_END(PXL_OP_REDUCE_SCATTER, k, sent, recvd);
     return r;
 }
 

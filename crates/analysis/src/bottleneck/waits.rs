@@ -42,6 +42,9 @@ pub const SMALL_BYTES: u64 = 1024;
 const POLL_GAP_NS: f64 = 5_000.0;
 /// ... and may be further apart once in this many waits.
 const POLL_WAITS_PER_GAP: u64 = 100;
+/// Collectives begun and not yet ended that a location remembers (more
+/// than one only for non-blocking collectives).
+const COLL_BEGINS: usize = 64;
 /// Late Sender instances remembered for Wrong Order.
 const RING: usize = 100;
 /// Computation after a Late Sender, as a share of its waiting, beyond
@@ -416,6 +419,8 @@ pub struct LocPass<'a> {
     activity: u64,
     seen_barrier: bool,
     last_coll_end: Option<f64>,
+    /// Begin times of collectives not yet ended, oldest first.
+    coll_begins: VecDeque<f64>,
     /// Time of the last message event (sent, received or completed).
     last_msg: f64,
     /// A message wait that completed no message (MPI_Probe, or a polling
@@ -561,6 +566,7 @@ impl<'a> LocPass<'a> {
             activity: 0,
             seen_barrier: false,
             last_coll_end: None,
+            coll_begins: VecDeque::new(),
             last_msg: f64::NEG_INFINITY,
             probe: None,
             ring: VecDeque::new(),
@@ -708,6 +714,13 @@ impl<'a> LocPass<'a> {
         }
     }
 
+    /// Whether the current region is a wait that completes polling run `p`.
+    fn polled(&self, p: &Poll) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|f| f.kind == RegionKind::Wait && p.goes_on(f.path, f.enter))
+    }
+
     /// Works out the current event's dependency and makes its posts.
     fn prepare(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) {
         use EventKind::*;
@@ -778,13 +791,8 @@ impl<'a> LocPass<'a> {
                 // A blocking receive right after a probe (no message in
                 // between) waited in the probe; so did a wait that
                 // completes a polling loop of its call path.
-                let polled = |p: &Poll| {
-                    self.stack
-                        .last()
-                        .is_some_and(|f| f.kind == RegionKind::Wait && p.goes_on(f.path, f.enter))
-                };
                 let probe = self.probe.take().filter(|p| {
-                    (matches!(e.kind, Recv { .. }) || polled(p)) && self.last_msg < p.start
+                    (matches!(e.kind, Recv { .. }) || self.polled(p)) && self.last_msg < p.start
                 });
                 self.last_msg = t;
                 self.need = Some(Need::Recv {
@@ -802,26 +810,44 @@ impl<'a> LocPass<'a> {
                     }
                 }
             }
+            CollectiveBegin => {
+                if self.coll_begins.len() == COLL_BEGINS {
+                    self.coll_begins.pop_front();
+                }
+                self.coll_begins.push_back(t);
+            }
             CollectiveEnd { op, comm, root, .. } => {
+                // Completed by a test after a polling loop: waited from
+                // the loop's start.
+                let polled = self
+                    .probe
+                    .take()
+                    .filter(|p| self.polled(p) && self.last_msg < p.start);
                 self.last_msg = t;
                 let seq = next(&mut self.coll_seq, comm);
                 let n = self.pairing.members(comm, seq);
-                let enter = self.enter_time(t);
+                let enter = polled.map_or_else(|| self.enter_time(t), |p| p.start);
+                // A non-blocking collective arrived when it began, in an
+                // earlier call; it waits in the call that completes it.
+                let arrive = match self.coll_begins.pop_front() {
+                    Some(b) if b < enter => b,
+                    _ => enter,
+                };
                 if op != CollectiveOp::Barrier {
                     self.activity += 1;
                 }
-                let work = enter - self.last_coll_end.or(self.res.first).unwrap_or(enter);
+                let work = arrive - self.last_coll_end.or(self.res.first).unwrap_or(arrive);
                 if n > 1 {
                     let me_root = root != NO_ROOT && root == rank;
                     let chain = self.cp.snapshot();
                     let note = self.note();
                     let arrival = Arrival {
-                        last: (enter, me),
+                        last: (arrive, me),
                         last_chain: chain,
                         last_note: note.clone(),
-                        last_nonroot: (!me_root).then_some((enter, me)),
+                        last_nonroot: (!me_root).then_some((arrive, me)),
                         nonroot_note: (!me_root).then(|| note.clone()),
-                        root: me_root.then_some((enter, me)),
+                        root: me_root.then_some((arrive, me)),
                         root_note: me_root.then_some(note),
                         activity: self.activity,
                         ranks: (rank, rank),
