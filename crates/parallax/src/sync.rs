@@ -3,7 +3,7 @@
 //! analyses pair acquire with release and wait with post.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, LockResult, MutexGuard, PoisonError};
+use std::sync::{Condvar as StdCondvar, LockResult, MutexGuard, PoisonError};
 
 use parallax_model::event::{CollectiveOp, NO_ROOT};
 use parallax_model::region::RegionKind;
@@ -20,6 +20,12 @@ static SEM_WAIT_SITE: Callsite =
     Callsite::new("Semaphore::acquire", RegionKind::SemWait, file!(), line!());
 static SEM_POST_SITE: Callsite =
     Callsite::new("Semaphore::release", RegionKind::SemPost, file!(), line!());
+static COND_WAIT_SITE: Callsite =
+    Callsite::new("Condvar::wait", RegionKind::SemWait, file!(), line!());
+static NOTIFY_ONE_SITE: Callsite =
+    Callsite::new("Condvar::notify_one", RegionKind::SemPost, file!(), line!());
+static NOTIFY_ALL_SITE: Callsite =
+    Callsite::new("Condvar::notify_all", RegionKind::SemPost, file!(), line!());
 static ADVANCE_SITE: Callsite =
     Callsite::new("SyncVar::advance", RegionKind::Advance, file!(), line!());
 static AWAIT_SITE: Callsite = Callsite::new("SyncVar::await", RegionKind::Await, file!(), line!());
@@ -95,10 +101,72 @@ impl<T: ?Sized> std::ops::DerefMut for Guard<'_, T> {
 
 impl<T: ?Sized> Drop for Guard<'_, T> {
     fn drop(&mut self) {
-        let _r = UNLOCK_SITE.enter();
-        events::lock_release(self.id);
+        // Empty once a condition wait took the lock over.
+        if let Some(g) = self.inner.take() {
+            let _r = UNLOCK_SITE.enter();
+            events::lock_release(self.id);
+            clock::order();
+            drop(g);
+        }
+    }
+}
+
+/// A condition variable for [`Mutex`]: a wait releases the mutex, waits
+/// for a notification (recorded as acquiring the condition, id: its
+/// address) and takes the mutex again; a notification is a post on the
+/// condition.
+#[derive(Debug, Default)]
+pub struct Condvar {
+    inner: StdCondvar,
+}
+
+impl Condvar {
+    /// A new condition variable.
+    pub const fn new() -> Condvar {
+        Condvar {
+            inner: StdCondvar::new(),
+        }
+    }
+
+    /// Releases `guard`'s lock, waits for a notification (or a spurious
+    /// wake-up: check the condition in a loop) and locks again.
+    pub fn wait<'a, T>(&self, mut guard: Guard<'a, T>) -> LockResult<Guard<'a, T>> {
+        let _r = COND_WAIT_SITE.enter();
+        let id = guard.id;
+        let inner = guard
+            .inner
+            .take()
+            .expect("guard holds the lock until dropped");
+        events::lock_release(id);
         clock::order();
-        self.inner.take();
+        let r = self.inner.wait(inner);
+        clock::order();
+        events::sem_acquired(id_of(self));
+        events::lock_request(id);
+        events::lock_acquired(id);
+        match r {
+            Ok(g) => Ok(Guard { inner: Some(g), id }),
+            Err(p) => Err(PoisonError::new(Guard {
+                inner: Some(p.into_inner()),
+                id,
+            })),
+        }
+    }
+
+    /// Wakes one waiting thread.
+    pub fn notify_one(&self) {
+        let _r = NOTIFY_ONE_SITE.enter();
+        events::sem_post(id_of(self));
+        clock::order();
+        self.inner.notify_one();
+    }
+
+    /// Wakes every waiting thread.
+    pub fn notify_all(&self) {
+        let _r = NOTIFY_ALL_SITE.enter();
+        events::sem_post(id_of(self));
+        clock::order();
+        self.inner.notify_all();
     }
 }
 
@@ -142,7 +210,7 @@ impl Barrier {
 #[derive(Debug, Default)]
 pub struct Semaphore {
     count: std::sync::Mutex<u64>,
-    cv: Condvar,
+    cv: StdCondvar,
 }
 
 impl Semaphore {
@@ -150,7 +218,7 @@ impl Semaphore {
     pub fn new(permits: u64) -> Semaphore {
         Semaphore {
             count: std::sync::Mutex::new(permits),
-            cv: Condvar::new(),
+            cv: StdCondvar::new(),
         }
     }
 

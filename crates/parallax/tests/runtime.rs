@@ -446,6 +446,75 @@ fn descendants_take_a_free_rank() {
     assert_eq!(ranks, [0, 1]);
 }
 
+#[test]
+fn a_condition_wait_releases_is_notified_and_locks_again() {
+    let (status, dir, err) = run("condvar", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let wait = region_id(&p, "Condvar::wait");
+    let notify = region_id(&p, "Condvar::notify_one");
+    let syncs = |evs: &[Event]| -> Vec<EventKind> {
+        evs.iter()
+            .map(|e| e.kind)
+            .filter(|k| {
+                matches!(
+                    k,
+                    EventKind::LockRequest { .. }
+                        | EventKind::LockAcquired { .. }
+                        | EventKind::LockRelease { .. }
+                        | EventKind::SemPost { .. }
+                        | EventKind::SemAcquired { .. }
+                )
+            })
+            .collect()
+    };
+    let (mut waiter, mut notifier) = (None, None);
+    for evs in all.values() {
+        if evs
+            .iter()
+            .any(|e| e.kind == EventKind::Enter { region: wait })
+        {
+            waiter = Some(syncs(evs));
+        }
+        if evs
+            .iter()
+            .any(|e| e.kind == EventKind::Enter { region: notify })
+        {
+            notifier = Some(syncs(evs));
+        }
+    }
+    let (waiter, notifier) = (waiter.expect("a wait"), notifier.expect("a notify"));
+    // The waiter: lock, release in the wait, notified, lock again, release.
+    let lock = match waiter[0] {
+        EventKind::LockRequest { lock } => lock,
+        ref k => panic!("first {k:?}"),
+    };
+    let cv = waiter
+        .iter()
+        .find_map(|k| match *k {
+            EventKind::SemAcquired { sem } => Some(sem),
+            _ => None,
+        })
+        .expect("notified");
+    assert_eq!(
+        waiter,
+        [
+            EventKind::LockRequest { lock },
+            EventKind::LockAcquired { lock },
+            EventKind::LockRelease { lock },
+            EventKind::SemAcquired { sem: cv },
+            EventKind::LockRequest { lock },
+            EventKind::LockAcquired { lock },
+            EventKind::LockRelease { lock },
+        ]
+    );
+    assert!(
+        notifier.contains(&EventKind::SemPost { sem: cv }),
+        "{notifier:?}"
+    );
+}
+
 // === the scenarios, run in child processes ===
 
 #[test]
@@ -461,8 +530,33 @@ fn child() {
         "exit_in_thread" => exit_in_thread(),
         "thread_exit" => thread_exit(),
         "fork" => fork(),
+        "condvar" => condvar(),
         _ => panic!("unknown scenario {s}"),
     }
+}
+
+/// A thread waits on a condition until the main thread sets the flag and
+/// notifies it.
+fn condvar() {
+    use std::sync::Arc;
+    let pair = Arc::new((
+        parallax::sync::Mutex::new(false),
+        parallax::sync::Condvar::new(),
+    ));
+    let p = pair.clone();
+    let h = parallax::spawn(move || {
+        let (m, cv) = &*p;
+        let mut ready = m.lock().unwrap();
+        while !*ready {
+            ready = cv.wait(ready).unwrap();
+        }
+    });
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let (m, cv) = &*pair;
+    *m.lock().unwrap() = true;
+    cv.notify_one();
+    h.join().unwrap();
+    parallax::finish();
 }
 
 fn workers() {

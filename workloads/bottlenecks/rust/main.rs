@@ -1,6 +1,6 @@
 //! Ground-truth Rust programs with injected bottlenecks, measured by the
 //! `parallax` crate: `bottlenecks SCENARIO` with SCENARIO one of lock,
-//! barrier, value, join, clean, semaphore, competing (see the `*.expect.json` next
+//! barrier, value, join, clean, semaphore, condvar, competing (see the `*.expect.json` next
 //! to this file for what each must produce).
 //!
 //! Injected work is sleeping, so that its length survives a machine shared
@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use parallax::sync::{Barrier, Mutex, Semaphore, SyncVar};
+use parallax::sync::{Barrier, Condvar, Mutex, Semaphore, SyncVar};
 
 static STARTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -162,6 +162,40 @@ fn semaphore() {
     consumer.join().unwrap();
 }
 
+fn condvar() {
+    // The consumer waits for a notification that the producer gives after
+    // 30 ms of work, ten times; the next round starts once the consumer
+    // took this one.
+    let pair = Arc::new((Mutex::new(false), Condvar::new()));
+    let taken = Arc::new(AtomicUsize::new(0));
+    let (p1, t1) = (pair.clone(), taken.clone());
+    let producer = spawn(move || {
+        for i in 0..10 {
+            work_ms(30);
+            let (m, cv) = &*p1;
+            *m.lock().unwrap() = true;
+            cv.notify_one();
+            while t1.load(Ordering::SeqCst) <= i {
+                std::thread::yield_now();
+            }
+        }
+    });
+    let consumer = spawn(move || {
+        let (m, cv) = &*pair;
+        for _ in 0..10 {
+            let mut ready = m.lock().unwrap();
+            while !*ready {
+                ready = cv.wait(ready).unwrap();
+            }
+            *ready = false;
+            drop(ready);
+            taken.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    producer.join().unwrap();
+    consumer.join().unwrap();
+}
+
 /// Ends after `ms` of a transfer's own time at the `active` transfers'
 /// port: the port's bandwidth is shared equally by the transfers on it, so
 /// two at once take twice as long (the injected contention; the port records
@@ -217,9 +251,12 @@ fn main() {
         "join" => join(),
         "clean" => clean(),
         "semaphore" => semaphore(),
+        "condvar" => condvar(),
         "competing" => competing(),
         _ => {
-            eprintln!("usage: bottlenecks lock|barrier|value|join|clean|semaphore|competing");
+            eprintln!(
+                "usage: bottlenecks lock|barrier|value|join|clean|semaphore|condvar|competing"
+            );
             std::process::exit(2);
         }
     }
