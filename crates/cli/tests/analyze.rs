@@ -144,6 +144,16 @@ fn a_late_root_of_a_nonblocking_broadcast_is_waited_for_in_mpi_wait() {
 }
 
 #[test]
+fn a_join_waiting_for_its_thread_is_not_uncontrollable() {
+    // The main thread waits 50 ms in its first join: for the thread's work.
+    let exp = measure("bn-join-u", "gcc", "pthreads/join.c", None);
+    let v = analyze(&exp, &[]);
+    let u = v["uncontrollable_s"].as_f64().unwrap();
+    assert!(u < 0.01, "uncontrollable {u}");
+    assert_eq!(findings(&v, "join_wait").len(), 1, "{v:#}");
+}
+
+#[test]
 fn tests_between_chunks_of_computation_are_not_polling() {
     // Rank 1 computes in 2 ms chunks and tests for the message after each;
     // rank 0 sends it 10 ms in, while rank 1 computes: nobody waits.

@@ -265,9 +265,14 @@ pub fn assemble(
         }
         // What PPW calls uncontrollable: time in communication and
         // synchronization beyond the fastest visit that no wait explains.
+        // A join waits for the joined thread's work, its cause by
+        // construction.
         for (p, s) in res.paths.iter().enumerate().skip(1) {
             let cat = table.category(s.region);
-            if s.visits > 0 && matches!(cat, Category::Communication | Category::Synchronization) {
+            if s.visits > 0
+                && matches!(cat, Category::Communication | Category::Synchronization)
+                && table.kind(s.region) != RegionKind::ThreadJoin
+            {
                 let extra = s.incl
                     - s.visits as f64 * s.min
                     - waited.get(&(p as u32)).copied().unwrap_or(0.0);
