@@ -160,6 +160,20 @@ fn measure(spec: &Path, v: &Value, build: &Path, out: &Path) -> Result<(), Strin
                 .arg(ranks.to_string())
                 .arg(&bin);
         }
+        "shmem" => {
+            run(Command::new("oshcc")
+                .arg("-O1")
+                .arg("-o")
+                .arg(&bin)
+                .arg(dir.join(format!("{stem}.c"))))?;
+            let ranks = v.get("ranks").and_then(Value::as_u64).unwrap_or(2);
+            // Without UCX's memory hooks Open MPI's OpenSHMEM ends cleanly
+            // (docs/interposition.md).
+            cmd.env("OMPI_MCA_opal_common_ucx_opal_mem_hooks", "0")
+                .args(["oshrun", "--allow-run-as-root", "--oversubscribe", "-np"])
+                .arg(ranks.to_string())
+                .arg(&bin);
+        }
         "pthreads" => {
             run(Command::new("cc")
                 .args(["-O1", "-pthread", "-o"])
@@ -205,7 +219,7 @@ fn suite(a: &Args) -> Result<(), String> {
         .current_dir(&ws))?;
     let root = ws.join("workloads/bottlenecks");
     let mut specs = Vec::new();
-    for sub in ["mpi", "pthreads", "rust"] {
+    for sub in ["mpi", "pthreads", "rust", "shmem"] {
         let Ok(rd) = std::fs::read_dir(root.join(sub)) else {
             continue;
         };
