@@ -69,6 +69,14 @@ pub enum Op {
     Advance(u64, u64),
     /// Waits until `var` reaches `index`.
     Await(u64, u64),
+    /// A blocking one-sided put of 1 MiB to location (rank) `target`,
+    /// lasting `ns` (contention is the program's to state).
+    Put {
+        /// Target rank.
+        target: u32,
+        /// Duration, ns.
+        ns: f64,
+    },
 }
 
 /// A program: its user regions and each location's operations.
@@ -120,7 +128,7 @@ impl Machine {
 }
 
 /// Built-in regions, after the user's.
-const CALL_REGIONS: [(&str, RegionKind); 12] = [
+const CALL_REGIONS: [(&str, RegionKind); 13] = [
     ("MPI_Send", RegionKind::Send),
     ("MPI_Recv", RegionKind::Recv),
     ("MPI_Barrier", RegionKind::Barrier),
@@ -133,6 +141,7 @@ const CALL_REGIONS: [(&str, RegionKind); 12] = [
     ("sem_wait", RegionKind::SemWait),
     ("advance", RegionKind::Advance),
     ("await", RegionKind::Await),
+    ("shmem_putmem", RegionKind::Put),
 ];
 
 /// Events per location, times in ns.
@@ -437,6 +446,24 @@ impl<'a> Sim<'a> {
                         token: c as u64 + 1,
                     },
                 );
+                self.record(i, EventKind::Leave { region: 0 });
+            }
+            (Op::Put { target, ns }, _) => {
+                self.record(
+                    i,
+                    EventKind::Enter {
+                        region: call_region(user, 12),
+                    },
+                );
+                self.record(
+                    i,
+                    EventKind::Put {
+                        target,
+                        bytes: 1 << 20,
+                        addr: 0,
+                    },
+                );
+                self.t[i] += ns;
                 self.record(i, EventKind::Leave { region: 0 });
             }
             (Op::Post(id), _) => {

@@ -132,6 +132,24 @@ fn threads(n: u32, steps: u64) -> Program {
     }
 }
 
+/// Ranks 1 and 2 put to rank 0: rank 1 five times alone (1 ms each),
+/// then both five times at once (2 ms each); rank 0 waits for them at a
+/// barrier.
+fn puts() -> Program {
+    let put = |ns| Op::Put { target: 0, ns };
+    let mut one: Vec<Op> = (0..5).map(|_| put(1e6)).collect();
+    let mut two = vec![Op::Compute(5e6)];
+    one.extend((0..5).map(|_| put(2e6)));
+    two.extend((0..5).map(|_| put(2e6)));
+    one.push(Op::Barrier);
+    two.push(Op::Barrier);
+    Program {
+        regions: vec![],
+        locations: vec![vec![Op::Compute(1e6), Op::Barrier], one, two],
+        threads: false,
+    }
+}
+
 fn experiment(dir: &Path, name: &str, p: &Program) -> PathBuf {
     let m = Machine::with_alpha(40.0, 40.0, 60.0);
     let exp = dir.join(name);
@@ -232,6 +250,19 @@ fn mpi_executor_matches_the_sequential_one() {
     // semaphores, advance/await and joins cross them.
     let thr = experiment(&d, "threads7", &threads(7, 12));
     check_identical(&thr, &[1, 2, 3, 4, 5, 6, 7, 8], &[2, 5]);
+    // Competing puts: requests and replies cross analysis ranks.
+    let rma = experiment(&d, "puts", &puts());
+    let v: serde_json::Value =
+        serde_json::from_slice(&seq(&["analyze", rma.to_str().unwrap(), "--json"])).unwrap();
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["pattern"] == "competing_rma" && f["rank"] == 1),
+        "{v:#}"
+    );
+    check_identical(&rma, &[1, 2, 3], &[2, 3]);
     // Many locations, uneven sizes (rank 0 collects more).
     let wide = experiment(&d, "ring64", &ring(64, 12, 2.0));
     check_identical(&wide, &[2, 3, 8], &[4, 8]);

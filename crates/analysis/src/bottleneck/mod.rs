@@ -328,7 +328,7 @@ fn analyze_with(
     }
     let mut results: Vec<waits::LocResult> = passes.into_iter().map(|p| p.finish()).collect();
     phases.done("replay");
-    rma::competitors(&locs, t0, &mut results, exec);
+    rma::competitors(&locs, t0, &mine, &mut results, exec);
     phases.done("competing transfers");
     // Under MPI the report is assembled on rank 0 only.
     let Some(results) = exec.collect(&mine, locs.len(), results) else {

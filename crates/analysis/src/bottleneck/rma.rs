@@ -4,7 +4,9 @@
 //! answers with its own transfers to the same target inside that window,
 //! found in a second streaming pass over its events (only when there are
 //! requests). Transfers of others in the window are the culprits; a slow
-//! transfer with none is PPW's "uncontrollable".
+//! transfer with none is PPW's "uncontrollable". Under MPI the requests
+//! are gathered to every rank and each rank answers for its own
+//! locations, reading only their files.
 
 use std::collections::BTreeMap;
 
@@ -25,13 +27,28 @@ struct Request {
     end: f64,
 }
 
-/// Adds, for each location with slow transfers, the competitors found in
-/// the other locations' traces to its `rma_competitors`: by (request,
-/// competitor), overlapping time ns.
-pub fn competitors(locs: &[Loc], t0: f64, results: &mut [LocResult], exec: Executor) {
+/// Adds, for each location of this process's share (`mine`, with its
+/// `results`) with slow transfers, the competitors found in the other
+/// locations' traces to its `rma_competitors`: by (request, competitor),
+/// overlapping time ns.
+pub fn competitors(
+    locs: &[Loc],
+    t0: f64,
+    mine: &[usize],
+    results: &mut [LocResult],
+    exec: Executor,
+) {
+    let local = |li: usize| mine.binary_search(&li).ok().map(|k| &results[k]);
+    // Every location's requests, and whether it did one-sided transfers.
+    let asked: Vec<(bool, Vec<(u32, f64, f64)>)> = exec.map_locs(locs, |li| {
+        local(li).map_or((false, Vec::new()), |r| {
+            let slow = r.rma_slow.iter().map(|&(t, s, e, _)| (t, s, e)).collect();
+            (r.rma.0 + r.rma.1 > 0, slow)
+        })
+    });
     let mut reqs: Vec<Request> = Vec::new();
-    for (li, r) in results.iter().enumerate() {
-        for (local, &(target, start, end, _)) in r.rma_slow.iter().enumerate() {
+    for (li, (_, slow)) in asked.iter().enumerate() {
+        for (local, &(target, start, end)) in slow.iter().enumerate() {
             reqs.push(Request {
                 loc: li as u32,
                 local,
@@ -52,10 +69,9 @@ pub fn competitors(locs: &[Loc], t0: f64, results: &mut [LocResult], exec: Execu
     for v in by_target.values_mut() {
         v.sort_by(|a, b| a.1.start.total_cmp(&b.1.start).then(a.0.cmp(&b.0)));
     }
-    let active: Vec<bool> = results.iter().map(|r| r.rma.0 + r.rma.1 > 0).collect();
     // Replies: per location, (request, overlap ns) for its transfers.
-    let replies: Vec<Vec<(usize, f64)>> = exec.map(locs.len(), |li| {
-        if !active[li] {
+    let replies: Vec<Vec<(usize, f64)>> = exec.map_locs(locs, |li| {
+        if !asked[li].0 {
             return Vec::new();
         }
         let mut out: BTreeMap<usize, f64> = BTreeMap::new();
@@ -92,7 +108,10 @@ pub fn competitors(locs: &[Loc], t0: f64, results: &mut [LocResult], exec: Execu
     for (li, rs) in replies.into_iter().enumerate() {
         for (qi, ns) in rs {
             let q = reqs[qi];
-            let r = &mut results[q.loc as usize];
+            let Ok(k) = mine.binary_search(&(q.loc as usize)) else {
+                continue;
+            };
+            let r = &mut results[k];
             *r.rma_competitors
                 .entry((q.local as u64, li as u32))
                 .or_insert(0.0) += ns;
