@@ -27,6 +27,10 @@ struct Request {
     end: f64,
 }
 
+/// A location's requests {target, start, end}, and whether it did
+/// one-sided transfers at all.
+type Asked = (bool, Vec<(u32, f64, f64)>);
+
 /// Adds, for each location of this process's share (`mine`, with its
 /// `results`) with slow transfers, the competitors found in the other
 /// locations' traces to its `rma_competitors`: by (request, competitor),
@@ -40,7 +44,7 @@ pub fn competitors(
 ) {
     let local = |li: usize| mine.binary_search(&li).ok().map(|k| &results[k]);
     // Every location's requests, and whether it did one-sided transfers.
-    let asked: Vec<(bool, Vec<(u32, f64, f64)>)> = exec.map_locs(locs, |li| {
+    let asked: Vec<Asked> = exec.map_locs(locs, |li| {
         local(li).map_or((false, Vec::new()), |r| {
             let slow = r.rma_slow.iter().map(|&(t, s, e, _)| (t, s, e)).collect();
             (r.rma.0 + r.rma.1 > 0, slow)
