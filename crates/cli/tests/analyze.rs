@@ -131,6 +131,12 @@ fn a_late_sender_polled_with_mpi_test_is_one_wait_not_frequent_calls() {
 }
 
 #[test]
+fn a_late_sender_waited_for_by_probing_is_found_at_the_probe() {
+    let exp = measure("bn-iprobe", "mpicc", "mpi/late_sender_iprobe.c", Some(2));
+    rank_1_waits_for_rank_0_in(&exp, "MPI_Iprobe");
+}
+
+#[test]
 fn a_late_root_of_a_nonblocking_broadcast_is_waited_for_in_mpi_wait() {
     let exp = measure("bn-ibcast", "mpicc", "mpi/ibcast.c", Some(4));
     let v = analyze(&exp, &[]);

@@ -638,6 +638,15 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) {
     return r;
 }
 
+/* A probe is a message wait that completes no message: a loop of them
+ * before a receive is polling (docs/analysis.md). */
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    ENTER("MPI_Iprobe", PXL_WAIT);
+    int r = PMPI_Iprobe(src, tag, comm, flag, status);
+    LEAVE();
+    return r;
+}
+
 /* Persistent requests: made by the *_init calls, started (each time) by
  * MPI_Start and MPI_Startall, completed like any other, freed by
  * MPI_Request_free. */
