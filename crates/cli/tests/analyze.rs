@@ -102,6 +102,29 @@ fn lock_contention_names_the_holder_with_a_hint() {
 }
 
 #[test]
+fn a_lock_convoy_names_the_long_holder_in_every_wait() {
+    let exp = measure("bn-convoy", "gcc", "pthreads/lock_convoy.c", None);
+    let v = analyze(&exp, &[]);
+    let mut waiters = Vec::new();
+    for f in findings(&v, "lock_wait") {
+        // The heaviest culprit of each wait is thread 1, the long holder.
+        let top = f["culprits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .max_by(|a, b| {
+                let s = |c: &Value| c["severity_s"].as_f64().unwrap();
+                s(a).total_cmp(&s(b))
+            })
+            .unwrap();
+        assert_eq!(at(top), (0, 1), "{f:#}");
+        waiters.push(at(f).1);
+    }
+    waiters.sort();
+    assert_eq!(waiters, [2, 3, 4], "{v:#}");
+}
+
+#[test]
 fn a_bottleneck_free_program_has_no_finding() {
     let exp = measure("bn-clean", "gcc", "pthreads/clean.c", None);
     let v = analyze(&exp, &[]);

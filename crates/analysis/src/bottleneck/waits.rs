@@ -504,6 +504,26 @@ fn waiting(enter: f64, partner: f64, done: f64, setup: f64, mine: f64) -> f64 {
     (end - enter - skew.max(0.0)).max(0.0)
 }
 
+/// Who caused `wait` for a post of `src` with `note`: `src` for its
+/// computation in the note's interval, and for the waiting in it whoever
+/// caused that, in proportion.
+fn behind(src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
+    let comp: f64 = note.comp.iter().map(|e| e.1).sum();
+    let waits: f64 = note.waits.iter().map(|e| e.1).sum();
+    let total = comp + waits;
+    if total <= 0.0 || waits <= 0.0 {
+        return vec![(src, wait)];
+    }
+    let mut parts = vec![(src, wait * comp / total)];
+    for &(l, c) in &note.waits {
+        match parts.iter_mut().find(|e| e.0 == l) {
+            Some(e) => e.1 += wait * c / total,
+            None => parts.push((l, wait * c / total)),
+        }
+    }
+    parts
+}
+
 fn ns_u64(v: f64) -> u64 {
     if v.is_finite() && v > 0.0 {
         v.round() as u64
@@ -719,6 +739,27 @@ impl<'a> LocPass<'a> {
         self.stack
             .last()
             .is_some_and(|f| f.kind == RegionKind::Wait && p.goes_on(f.path, f.enter))
+    }
+
+    /// Records `ns` of waiting once, its culprits in `parts`.
+    fn record_parts(&mut self, pattern: Pattern, path: u32, ns: f64, parts: &[(u32, f64)]) {
+        if ns <= 0.0 {
+            return;
+        }
+        self.setup_end = f64::NEG_INFINITY;
+        let agg = self.res.waits.entry((pattern, path)).or_default();
+        agg.ns += ns;
+        agg.instances += 1;
+        for &(c, part) in parts {
+            match agg.culprits.iter_mut().find(|e| e.0 == c) {
+                Some(e) => e.1 += part,
+                None => agg.culprits.push((c, part)),
+            }
+            self.ev_waits.push((c, part));
+        }
+        if let Some(f) = self.stack.last_mut() {
+            f.wait += ns;
+        }
     }
 
     /// Works out the current event's dependency and makes its posts.
@@ -1111,7 +1152,14 @@ impl<'a> LocPass<'a> {
                     if pattern == Pattern::JoinWait {
                         self.join(enter, path, p, src, wait, note);
                     } else if src != me {
-                        self.record(pattern, path, wait, Some(src));
+                        if pattern == Pattern::LockWait {
+                            // In a convoy the previous holder itself waited
+                            // for the lock: that part of the wait is on
+                            // whoever held it then.
+                            self.record_parts(pattern, path, wait, &behind(src, &note, wait));
+                        } else {
+                            self.record(pattern, path, wait, Some(src));
+                        }
                         self.charge(src, &note, wait);
                         if pattern == Pattern::ConditionWait {
                             *self.res.cond_posters.entry((obj, src)).or_insert(0.0) += wait;
