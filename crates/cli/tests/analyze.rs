@@ -125,6 +125,27 @@ fn a_lock_convoy_names_the_long_holder_in_every_wait() {
 }
 
 #[test]
+fn trylock_and_trywait_loops_are_waits_for_the_holder_and_the_poster() {
+    for (src, pattern, region) in [
+        ("pthreads/trylock.c", "lock_wait", "pthread_mutex_trylock"),
+        ("pthreads/trywait.c", "condition_wait", "sem_trywait"),
+    ] {
+        let exp = measure(pattern, "gcc", src, None);
+        let v = analyze(&exp, &[]);
+        let w = findings(&v, pattern);
+        assert_eq!(w.len(), 1, "{src}: {v:#}");
+        assert_eq!((at(w[0]), at(&w[0]["culprits"][0])), ((0, 2), (0, 1)));
+        assert_eq!(w[0]["region"], region);
+        let s = w[0]["severity_s"].as_f64().unwrap();
+        assert!((0.2..1.0).contains(&s), "{src}: severity {s}");
+        assert!(
+            findings(&v, "frequent_small_events").is_empty(),
+            "{src}: {v:#}"
+        );
+    }
+}
+
+#[test]
 fn a_bottleneck_free_program_has_no_finding() {
     let exp = measure("bn-clean", "gcc", "pthreads/clean.c", None);
     let v = analyze(&exp, &[]);

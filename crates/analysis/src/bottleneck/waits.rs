@@ -61,13 +61,16 @@ const RMA_SLOW_NS: f64 = 20_000.0;
 /// Requests kept per location.
 const RMA_REQUESTS: usize = 1 << 16;
 
-/// Failing message waits of one call path in a row: a polling loop while
-/// the times between them stay short.
+/// Failing waits of one call path in a row (message waits, lock or
+/// semaphore attempts): a polling loop while the times between them stay
+/// short.
 #[derive(Clone, Copy, Debug)]
 struct Poll {
     /// The first one's enter.
     start: f64,
     path: u32,
+    /// A message wait (MPI), or a lock or semaphore attempt.
+    kind: RegionKind,
     /// The last one's leave.
     left: f64,
     /// Waits in the run, and long times between them (above
@@ -271,6 +274,8 @@ struct Frame {
     ls: f64,
     /// A transfer inside it: (peer, bytes).
     xfer: Option<(u32, u64)>,
+    /// A lock or semaphore acquired inside it.
+    got: bool,
     /// Its region's category.
     cat: Category,
     /// The last region entered from it (id in its process's definitions)
@@ -734,11 +739,24 @@ impl<'a> LocPass<'a> {
         }
     }
 
-    /// Whether the current region is a wait that completes polling run `p`.
+    /// Whether the current region is a wait that completes polling run `p`
+    /// (of its call path, so of its kind).
     fn polled(&self, p: &Poll) -> bool {
         self.stack
             .last()
-            .is_some_and(|f| f.kind == RegionKind::Wait && p.goes_on(f.path, f.enter))
+            .is_some_and(|f| p.goes_on(f.path, f.enter))
+    }
+
+    /// The start of the polling run that the current region completes, if
+    /// any, taking it.
+    fn poll_start(&mut self) -> Option<f64> {
+        let p = self.probe.take()?;
+        if self.polled(&p) {
+            Some(p.start)
+        } else {
+            self.probe = Some(p);
+            None
+        }
     }
 
     /// Records `ns` of waiting once, its culprits in `parts`.
@@ -833,7 +851,8 @@ impl<'a> LocPass<'a> {
                 // between) waited in the probe; so did a wait that
                 // completes a polling loop of its call path.
                 let probe = self.probe.take().filter(|p| {
-                    (matches!(e.kind, Recv { .. }) || self.polled(p)) && self.last_msg < p.start
+                    (matches!(e.kind, Recv { .. }) && p.kind == RegionKind::Wait || self.polled(p))
+                        && self.last_msg < p.start
                 });
                 self.last_msg = t;
                 self.need = Some(Need::Recv {
@@ -860,14 +879,11 @@ impl<'a> LocPass<'a> {
             CollectiveEnd { op, comm, root, .. } => {
                 // Completed by a test after a polling loop: waited from
                 // the loop's start.
-                let polled = self
-                    .probe
-                    .take()
-                    .filter(|p| self.polled(p) && self.last_msg < p.start);
+                let polled = self.poll_start().filter(|&s| self.last_msg < s);
                 self.last_msg = t;
                 let seq = next(&mut self.coll_seq, comm);
                 let n = self.pairing.members(comm, seq);
-                let enter = polled.map_or_else(|| self.enter_time(t), |p| p.start);
+                let enter = polled.unwrap_or_else(|| self.enter_time(t));
                 // A non-blocking collective arrived when it began, in an
                 // earlier call; it waits in the call that completes it.
                 let arrive = match self.coll_begins.pop_front() {
@@ -918,6 +934,11 @@ impl<'a> LocPass<'a> {
             }
             _ => {}
         }
+        if matches!(e.kind, LockAcquired { .. } | SemAcquired { .. }) {
+            if let Some(f) = self.stack.last_mut() {
+                f.got = true;
+            }
+        }
         if e.kind.is_shared_sync() {
             self.syncs_met += 1;
             let s = self.syncs.pop_front().unwrap_or_default();
@@ -937,12 +958,21 @@ impl<'a> LocPass<'a> {
                 );
             }
             if let Some(link) = s.needs {
+                // A lock or semaphore taken after failing attempts in a
+                // loop (trylock, trywait) waited from the first.
+                let polled = self.poll_start();
                 let (pattern, enter) = match e.kind {
-                    LockAcquired { .. } => (
-                        Some(Pattern::LockWait),
-                        self.lock_request.take().unwrap_or(t),
+                    LockAcquired { .. } => {
+                        let asked = self.lock_request.take().unwrap_or(t);
+                        (
+                            Some(Pattern::LockWait),
+                            polled.map_or(asked, |s| s.min(asked)),
+                        )
+                    }
+                    SemAcquired { .. } => (
+                        Some(Pattern::ConditionWait),
+                        polled.unwrap_or_else(|| self.enter_time(t)),
                     ),
-                    SemAcquired { .. } => (Some(Pattern::ConditionWait), self.enter_time(t)),
                     AwaitDone { .. } | ValueReached { .. } => {
                         (Some(Pattern::WaitOnValue), self.enter_time(t))
                     }
@@ -1318,6 +1348,7 @@ impl<'a> LocPass<'a> {
             wait: 0.0,
             ls: 0.0,
             xfer: None,
+            got: false,
             child: (0, 0),
         });
     }
@@ -1335,6 +1366,8 @@ impl<'a> LocPass<'a> {
                         | RegionKind::Setup
                         | RegionKind::ThreadJoin
                         | RegionKind::Wait
+                        | RegionKind::Lock
+                        | RegionKind::SemWait
                 )
             {
                 self.leave_special(f, t);
@@ -1382,27 +1415,37 @@ impl<'a> LocPass<'a> {
         if kind == RegionKind::Setup {
             self.setup_end = t;
         }
-        if kind == RegionKind::Wait {
-            if self.last_msg < f.enter {
-                self.res.paths[f.path as usize].idle += 1;
-            }
+        if matches!(
+            kind,
+            RegionKind::Wait | RegionKind::Lock | RegionKind::SemWait
+        ) {
+            let failed = match kind {
+                RegionKind::Wait => self.last_msg < f.enter,
+                _ => !f.got,
+            };
             // Failing waits of one call path in quick succession are one
             // wait: a polling loop.
-            self.probe = (self.last_msg < f.enter).then(|| match self.probe {
-                Some(p) if p.goes_on(f.path, f.enter) => Poll {
-                    left: t,
-                    waits: p.waits + 1,
-                    long: p.long + u64::from(f.enter - p.left > POLL_GAP_NS),
-                    ..p
-                },
-                _ => Poll {
-                    start: f.enter,
-                    path: f.path,
-                    left: t,
-                    waits: 1,
-                    long: 0,
-                },
-            });
+            if failed {
+                self.res.paths[f.path as usize].idle += 1;
+                self.probe = Some(match self.probe {
+                    Some(p) if p.goes_on(f.path, f.enter) => Poll {
+                        left: t,
+                        waits: p.waits + 1,
+                        long: p.long + u64::from(f.enter - p.left > POLL_GAP_NS),
+                        ..p
+                    },
+                    _ => Poll {
+                        start: f.enter,
+                        path: f.path,
+                        kind,
+                        left: t,
+                        waits: 1,
+                        long: 0,
+                    },
+                });
+            } else if kind == RegionKind::Wait {
+                self.probe = None;
+            }
         }
         if kind == RegionKind::ThreadJoin {
             if let Some(j) = self.join.as_mut() {
