@@ -37,7 +37,7 @@ const JOIN_GAP_NS: f64 = 100_000.0;
 const RUN_GAP_NS: f64 = 50_000.0;
 /// A transfer of at most this many bytes is small.
 pub const SMALL_BYTES: u64 = 1024;
-/// Failing message waits (MPI_Test) of one call path closer than this
+/// Failing waits (MPI_Test, trylock) of one call path closer than this
 /// are a polling loop, ns ...
 const POLL_GAP_NS: f64 = 5_000.0;
 /// ... and may be further apart once in this many waits.
@@ -232,8 +232,8 @@ pub struct PathStats {
     pub parent: u32,
     pub region: u32,
     pub visits: u64,
-    /// Visits of a message wait that completed no message (a probe, a
-    /// failing test).
+    /// Visits of a wait that completed nothing (a probe, a failing test or
+    /// trylock).
     pub idle: u64,
     pub incl: f64,
     pub excl: f64,
@@ -428,8 +428,9 @@ pub struct LocPass<'a> {
     coll_begins: VecDeque<f64>,
     /// Time of the last message event (sent, received or completed).
     last_msg: f64,
-    /// A message wait that completed no message (MPI_Probe, or a polling
-    /// run of MPI_Test calls). A receive right after it waited from there.
+    /// A wait that completed nothing (MPI_Probe), or a polling run of them
+    /// (MPI_Test, trylock). A receive or acquisition right after it waited
+    /// from there.
     probe: Option<Poll>,
     /// Recent Late Sender instances: send time, path, sender, waiting,
     /// the enter time of the receiving call, and the location's
