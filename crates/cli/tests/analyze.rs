@@ -181,6 +181,13 @@ fn a_late_sender_waited_for_by_probing_is_found_at_the_probe() {
 }
 
 #[test]
+fn a_matched_probe_and_its_receive_are_recorded() {
+    let exp = measure("bn-mprobe", "mpicc", "mpi/late_sender_mprobe.c", Some(2));
+    rank_1_waits_for_rank_0_in(&exp, "MPI_Mprobe");
+    assert_eq!(analyze(&exp, &[])["unmatched"], 0);
+}
+
+#[test]
 fn a_late_root_of_a_nonblocking_broadcast_is_waited_for_in_mpi_wait() {
     let exp = measure("bn-ibcast", "mpicc", "mpi/ibcast.c", Some(4));
     let v = analyze(&exp, &[]);

@@ -209,7 +209,7 @@ static void constructed(MPI_Comm newcomm) {
  * Non-blocking point-to-point requests, from their start to their
  * completion in a Wait or Test call. */
 
-enum { REQ_SEND = 1, REQ_RECV = 2, REQ_COLL = 3 };
+enum { REQ_SEND = 1, REQ_RECV = 2, REQ_COLL = 3, REQ_MESSAGE = 4 };
 
 struct req {
     uint64_t key;  /* 0: free; 1: deleted */
@@ -247,10 +247,10 @@ static struct req *req_find(uint64_t key, int insert) {
     return insert ? tomb : NULL;
 }
 
-/* Adds request `r`; 0 if it could not be (a full table). */
-static int req_add(MPI_Request *r, int kind, int persistent, struct comm *c, int peer, int tag,
+/* Adds the request (or matched message) with handle `key`; 0 if it could
+ * not be (a full table). */
+static int req_put(uint64_t key, int kind, int persistent, struct comm *c, int peer, int tag,
                    uint64_t bytes) {
-    uint64_t key = key_of(r, sizeof *r);
     int added = 0;
     if (key <= 1)
         return 0;
@@ -274,6 +274,11 @@ static int req_add(MPI_Request *r, int kind, int persistent, struct comm *c, int
     }
     spin_unlock(&reqs_lock);
     return added;
+}
+
+static int req_add(MPI_Request *r, int kind, int persistent, struct comm *c, int peer, int tag,
+                   uint64_t bytes) {
+    return req_put(key_of(r, sizeof *r), kind, persistent, c, peer, tag, bytes);
 }
 
 /* Adds the request of a non-blocking collective. */
@@ -643,6 +648,69 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) {
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
     ENTER("MPI_Iprobe", PXL_WAIT);
     int r = PMPI_Iprobe(src, tag, comm, flag, status);
+    LEAVE();
+    return r;
+}
+
+/* Matched probes: the message handle remembers its communicator, which
+ * MPI_Mrecv and MPI_Imrecv do not name. */
+static void matched(MPI_Message *msg, MPI_Comm comm) {
+    if (*msg != MPI_MESSAGE_NULL && *msg != MPI_MESSAGE_NO_PROC)
+        req_put(key_of(msg, sizeof *msg), REQ_MESSAGE, 0, comm_of(comm), -1, 0, 0);
+}
+
+/* The communicator of matched message `key`, forgetting it. */
+static struct comm *message_comm(uint64_t key) {
+    struct req q;
+    return req_take(key, &q, 0) && q.kind == REQ_MESSAGE ? q.comm : NULL;
+}
+
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status) {
+    ENTER("MPI_Mprobe", PXL_WAIT);
+    int r = PMPI_Mprobe(src, tag, comm, msg, status);
+    if (TR && r == MPI_SUCCESS)
+        matched(msg, comm);
+    LEAVE();
+    return r;
+}
+
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                MPI_Status *status) {
+    ENTER("MPI_Improbe", PXL_WAIT);
+    int r = PMPI_Improbe(src, tag, comm, flag, msg, status);
+    if (TR && r == MPI_SUCCESS && *flag)
+        matched(msg, comm);
+    LEAVE();
+    return r;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status *status) {
+    ENTER("MPI_Mrecv", PXL_RECV);
+    MPI_Status own;
+    MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    uint64_t key = key_of(msg, sizeof *msg);
+    int r = PMPI_Mrecv(buf, count, t, msg, st);
+    if (TR && r == MPI_SUCCESS) {
+        struct comm *c = message_comm(key);
+        uint32_t peer;
+        int rtag;
+        uint64_t bytes;
+        if (c && received(c, st, &peer, &rtag, &bytes))
+            EV(PXL_EV_RECV, peer, (uint32_t)rtag, c->id, bytes, 0);
+    }
+    LEAVE();
+    return r;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Request *req) {
+    ENTER("MPI_Imrecv", PXL_RECV);
+    uint64_t key = key_of(msg, sizeof *msg);
+    int r = PMPI_Imrecv(buf, count, t, msg, req);
+    if (TR && r == MPI_SUCCESS) {
+        struct comm *c = message_comm(key);
+        if (c && req_add(req, REQ_RECV, 0, c, -1, 0, type_bytes(t, count)))
+            EV(PXL_EV_IRECV, key_of(req, sizeof *req), 0, 0, 0, 0);
+    }
     LEAVE();
     return r;
 }
