@@ -25,6 +25,33 @@ use parallax_model::event::EventKind;
 use crate::executor::Executor;
 use crate::trace::{self, Loc, Prior};
 
+/// Begins of a location's collectives not yet ended, oldest first: a
+/// non-blocking collective ends in a later wait, so several can be open.
+/// Holds at most 64, so a trace that lost its ends cannot make it grow.
+#[derive(Debug)]
+pub(crate) struct OpenCollectives<T>(VecDeque<T>);
+
+impl<T> Default for OpenCollectives<T> {
+    fn default() -> Self {
+        OpenCollectives(VecDeque::new())
+    }
+}
+
+impl<T> OpenCollectives<T> {
+    /// A collective began with `v`.
+    pub(crate) fn begin(&mut self, v: T) {
+        if self.0.len() == 64 {
+            self.0.pop_front();
+        }
+        self.0.push_back(v);
+    }
+
+    /// The oldest open collective ends: its begin.
+    pub(crate) fn end(&mut self) -> Option<T> {
+        self.0.pop_front()
+    }
+}
+
 /// What kind of shared object a key names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]

@@ -149,28 +149,24 @@ fn measure(spec: &Path, v: &Value, build: &Path, out: &Path) -> Result<(), Strin
         .arg("--");
     let bin = build.join(format!("{kind}_{stem}"));
     match kind {
-        "mpi" => {
-            run(Command::new("mpicc")
+        "mpi" | "shmem" => {
+            let (cc, launcher) = if kind == "mpi" {
+                ("mpicc", "mpirun")
+            } else {
+                ("oshcc", "oshrun")
+            };
+            run(Command::new(cc)
                 .arg("-O1")
                 .arg("-o")
                 .arg(&bin)
                 .arg(dir.join(format!("{stem}.c"))))?;
             let ranks = v.get("ranks").and_then(Value::as_u64).unwrap_or(2);
-            cmd.args(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np"])
-                .arg(ranks.to_string())
-                .arg(&bin);
-        }
-        "shmem" => {
-            run(Command::new("oshcc")
-                .arg("-O1")
-                .arg("-o")
-                .arg(&bin)
-                .arg(dir.join(format!("{stem}.c"))))?;
-            let ranks = v.get("ranks").and_then(Value::as_u64).unwrap_or(2);
-            // Without UCX's memory hooks Open MPI's OpenSHMEM ends cleanly
-            // (docs/interposition.md).
-            cmd.env("OMPI_MCA_opal_common_ucx_opal_mem_hooks", "0")
-                .args(["oshrun", "--allow-run-as-root", "--oversubscribe", "-np"])
+            if kind == "shmem" {
+                // Without UCX's memory hooks Open MPI's OpenSHMEM ends
+                // cleanly (docs/interposition.md).
+                cmd.env("OMPI_MCA_opal_common_ucx_opal_mem_hooks", "0");
+            }
+            cmd.args([launcher, "--allow-run-as-root", "--oversubscribe", "-np"])
                 .arg(ranks.to_string())
                 .arg(&bin);
         }

@@ -194,7 +194,7 @@ pub fn assemble(
                 let replay = agg.ns >= cfg.wait_share * ps.incl || pattern == Pattern::CompetingRma;
                 let jitter = agg.ns * NS < cfg.min_instance_wait_s * agg.instances as f64
                     || (agg.instances as f64)
-                        < cfg.min_instance_share * (ps.visits - ps.idle.min(ps.visits)) as f64;
+                        < cfg.min_instance_share * ps.visits.saturating_sub(ps.idle) as f64;
                 if (!flagged && !replay) || jitter {
                     continue;
                 }

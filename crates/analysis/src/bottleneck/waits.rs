@@ -27,7 +27,7 @@ use parallax_model::region::{Category, RegionKind};
 use super::path::{self, Chain, Path, Slot};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::pairing::{Link, Pairing, Sync};
+use crate::pairing::{Link, OpenCollectives, Pairing, Sync};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
 
@@ -42,9 +42,6 @@ pub const SMALL_BYTES: u64 = 1024;
 const POLL_GAP_NS: f64 = 5_000.0;
 /// ... and may be further apart once in this many waits.
 const POLL_WAITS_PER_GAP: u64 = 100;
-/// Collectives begun and not yet ended that a location remembers (more
-/// than one only for non-blocking collectives).
-const COLL_BEGINS: usize = 64;
 /// Late Sender instances remembered for Wrong Order.
 const RING: usize = 100;
 /// Computation after a Late Sender, as a share of its waiting, beyond
@@ -215,12 +212,17 @@ pub struct Agg {
 
 impl Agg {
     fn add(&mut self, ns: f64, culprit: Option<u32>) {
+        self.add_parts(ns, culprit.map(|c| (c, ns)).as_slice());
+    }
+
+    /// One instance of `ns`, its culprits' parts in `parts`.
+    fn add_parts(&mut self, ns: f64, parts: &[(u32, f64)]) {
         self.ns += ns;
         self.instances += 1;
-        if let Some(c) = culprit {
+        for &(c, part) in parts {
             match self.culprits.iter_mut().find(|e| e.0 == c) {
-                Some(e) => e.1 += ns,
-                None => self.culprits.push((c, ns)),
+                Some(e) => e.1 += part,
+                None => self.culprits.push((c, part)),
             }
         }
     }
@@ -250,6 +252,14 @@ pub struct Interval {
     pub(crate) waits: Vec<(u32, f64)>,
 }
 
+impl Interval {
+    /// Its computation and its waiting, summed, ns.
+    fn totals(&self) -> (f64, f64) {
+        let sum = |v: &[(u32, f64)]| v.iter().map(|e| e.1).sum();
+        (sum(&self.comp), sum(&self.waits))
+    }
+}
+
 /// A blocking send awaiting the receiver's answer: its batch and place
 /// in it, its region's enter and leave (once known), its call path.
 #[derive(Debug)]
@@ -274,8 +284,6 @@ struct Frame {
     ls: f64,
     /// A transfer inside it: (peer, bytes).
     xfer: Option<(u32, u64)>,
-    /// A lock or semaphore acquired inside it.
-    got: bool,
     /// Its region's category.
     cat: Category,
     /// The last region entered from it (id in its process's definitions)
@@ -425,9 +433,11 @@ pub struct LocPass<'a> {
     seen_barrier: bool,
     last_coll_end: Option<f64>,
     /// Begin times of collectives not yet ended, oldest first.
-    coll_begins: VecDeque<f64>,
+    coll_begins: OpenCollectives<f64>,
     /// Time of the last message event (sent, received or completed).
     last_msg: f64,
+    /// Time of the last lock or semaphore acquisition.
+    last_got: f64,
     /// A wait that completed nothing (MPI_Probe), or a polling run of them
     /// (MPI_Test, trylock). A receive or acquisition right after it waited
     /// from there.
@@ -514,12 +524,11 @@ fn waiting(enter: f64, partner: f64, done: f64, setup: f64, mine: f64) -> f64 {
 /// computation in the note's interval, and for the waiting in it whoever
 /// caused that, in proportion.
 fn behind(src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
-    let comp: f64 = note.comp.iter().map(|e| e.1).sum();
-    let waits: f64 = note.waits.iter().map(|e| e.1).sum();
-    let total = comp + waits;
-    if total <= 0.0 || waits <= 0.0 {
+    let (comp, waits) = note.totals();
+    if waits <= 0.0 {
         return vec![(src, wait)];
     }
+    let total = comp + waits;
     let mut parts = vec![(src, wait * comp / total)];
     for &(l, c) in &note.waits {
         match parts.iter_mut().find(|e| e.0 == l) {
@@ -592,8 +601,9 @@ impl<'a> LocPass<'a> {
             activity: 0,
             seen_barrier: false,
             last_coll_end: None,
-            coll_begins: VecDeque::new(),
+            coll_begins: OpenCollectives::default(),
             last_msg: f64::NEG_INFINITY,
+            last_got: f64::NEG_INFINITY,
             probe: None,
             ring: VecDeque::new(),
             pending: VecDeque::new(),
@@ -723,21 +733,7 @@ impl<'a> LocPass<'a> {
     }
 
     fn record(&mut self, pattern: Pattern, path: u32, ns: f64, culprit: Option<u32>) {
-        if ns <= 0.0 {
-            return;
-        }
-        self.setup_end = f64::NEG_INFINITY;
-        self.res
-            .waits
-            .entry((pattern, path))
-            .or_default()
-            .add(ns, culprit);
-        if let Some(f) = self.stack.last_mut() {
-            f.wait += ns;
-        }
-        if let Some(c) = culprit {
-            self.ev_waits.push((c, ns));
-        }
+        self.record_parts(pattern, path, ns, culprit.map(|c| (c, ns)).as_slice());
     }
 
     /// Whether the current region is a wait that completes polling run `p`
@@ -760,25 +756,21 @@ impl<'a> LocPass<'a> {
         }
     }
 
-    /// Records `ns` of waiting once, its culprits in `parts`.
+    /// Records `ns` of waiting once, its culprits' parts in `parts`.
     fn record_parts(&mut self, pattern: Pattern, path: u32, ns: f64, parts: &[(u32, f64)]) {
         if ns <= 0.0 {
             return;
         }
         self.setup_end = f64::NEG_INFINITY;
-        let agg = self.res.waits.entry((pattern, path)).or_default();
-        agg.ns += ns;
-        agg.instances += 1;
-        for &(c, part) in parts {
-            match agg.culprits.iter_mut().find(|e| e.0 == c) {
-                Some(e) => e.1 += part,
-                None => agg.culprits.push((c, part)),
-            }
-            self.ev_waits.push((c, part));
-        }
+        self.res
+            .waits
+            .entry((pattern, path))
+            .or_default()
+            .add_parts(ns, parts);
         if let Some(f) = self.stack.last_mut() {
             f.wait += ns;
         }
+        self.ev_waits.extend_from_slice(parts);
     }
 
     /// Works out the current event's dependency and makes its posts.
@@ -872,10 +864,7 @@ impl<'a> LocPass<'a> {
                 }
             }
             CollectiveBegin => {
-                if self.coll_begins.len() == COLL_BEGINS {
-                    self.coll_begins.pop_front();
-                }
-                self.coll_begins.push_back(t);
+                self.coll_begins.begin(t);
             }
             CollectiveEnd { op, comm, root, .. } => {
                 // Completed by a test after a polling loop: waited from
@@ -887,7 +876,7 @@ impl<'a> LocPass<'a> {
                 let enter = polled.unwrap_or_else(|| self.enter_time(t));
                 // A non-blocking collective arrived when it began, in an
                 // earlier call; it waits in the call that completes it.
-                let arrive = match self.coll_begins.pop_front() {
+                let arrive = match self.coll_begins.end() {
                     Some(b) if b < enter => b,
                     _ => enter,
                 };
@@ -936,9 +925,7 @@ impl<'a> LocPass<'a> {
             _ => {}
         }
         if matches!(e.kind, LockAcquired { .. } | SemAcquired { .. }) {
-            if let Some(f) = self.stack.last_mut() {
-                f.got = true;
-            }
+            self.last_got = t;
         }
         if e.kind.is_shared_sync() {
             self.syncs_met += 1;
@@ -1218,8 +1205,7 @@ impl<'a> LocPass<'a> {
         if wait <= 0.0 {
             return;
         }
-        let comp: f64 = note.comp.iter().map(|e| e.1).sum();
-        let waits: f64 = note.waits.iter().map(|e| e.1).sum();
+        let (comp, waits) = note.totals();
         let total = comp + waits;
         if total <= 0.0 {
             *self
@@ -1349,7 +1335,6 @@ impl<'a> LocPass<'a> {
             wait: 0.0,
             ls: 0.0,
             xfer: None,
-            got: false,
             child: (0, 0),
         });
     }
@@ -1422,7 +1407,7 @@ impl<'a> LocPass<'a> {
         ) {
             let failed = match kind {
                 RegionKind::Wait => self.last_msg < f.enter,
-                _ => !f.got,
+                _ => self.last_got < f.enter,
             };
             // Failing waits of one call path in quick succession are one
             // wait: a polling loop.

@@ -13,13 +13,10 @@ use parallax_model::profile::CallTree;
 
 use super::costs::Costs;
 use super::Convention;
-use crate::pairing::{Link, Object, Pairing, Sync};
+use crate::pairing::{Link, Object, OpenCollectives, Pairing, Sync};
 use crate::profile::TreeBuilder;
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
-
-/// Collectives begun and not yet ended that a location remembers.
-const COLL_BEGINS: usize = 64;
 
 /// What a dependent event waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,9 +138,7 @@ pub struct LocPass<'a> {
     send_seq: FastMap<(u64, u32, u32), u64>,
     recv_seq: FastMap<(u64, u32, u32), u64>,
     coll_seq: FastMap<u64, u64>,
-    /// Begins of collectives not yet ended, oldest first (more than one
-    /// only for non-blocking collectives, which end in a later wait).
-    coll_begins: VecDeque<Stamp>,
+    coll_begins: OpenCollectives<Stamp>,
     /// Per class: cheapest measured cost of the operation when it did not
     /// wait, and cheapest delay from a partner's post to the completion.
     own_min: [f64; CLASSES],
@@ -187,7 +182,7 @@ impl<'a> LocPass<'a> {
             send_seq: FastMap::default(),
             recv_seq: FastMap::default(),
             coll_seq: FastMap::default(),
-            coll_begins: VecDeque::new(),
+            coll_begins: OpenCollectives::default(),
             // Shared objects start from the least costs seen on any
             // location (the pairing pass measured them), less the probes
             // inside them; messages and collectives learn as they go.
@@ -267,7 +262,7 @@ impl<'a> LocPass<'a> {
             CollectiveEnd { op, comm, root, .. } => {
                 let seq = next(&mut self.coll_seq, comm);
                 let n = self.pairing.members(comm, seq);
-                let begin = self.coll_begins.pop_front().unwrap_or_else(|| {
+                let begin = self.coll_begins.end().unwrap_or_else(|| {
                     let (ptm, pta, _) = self.prev.unwrap_or((tm, tm, 0.0));
                     Stamp { ta: pta, tm: ptm }
                 });
@@ -368,10 +363,7 @@ impl<'a> LocPass<'a> {
             ta
         };
         if let EventKind::CollectiveBegin = e.kind {
-            if self.coll_begins.len() == COLL_BEGINS {
-                self.coll_begins.pop_front();
-            }
-            self.coll_begins.push_back(Stamp { ta, tm });
+            self.coll_begins.begin(Stamp { ta, tm });
         }
         for (key, mut stamp, expected, readers) in std::mem::take(&mut self.cur.posts) {
             if matches!(e.kind, EventKind::ThreadEnd { .. }) {
