@@ -169,8 +169,7 @@ fn a_late_sender_is_waited_for_in_the_probe_before_the_receive() {
 #[test]
 fn a_late_sender_polled_with_mpi_test_is_one_wait_not_frequent_calls() {
     let exp = measure("bn-test", "mpicc", "mpi/late_sender_test.c", Some(2));
-    rank_1_waits_for_rank_0_in(&exp, "MPI_Test");
-    let v = analyze(&exp, &[]);
+    let v = rank_1_waits_for_rank_0_in(&exp, "MPI_Test");
     assert!(findings(&v, "frequent_small_events").is_empty(), "{v:#}");
 }
 
@@ -183,8 +182,8 @@ fn a_late_sender_waited_for_by_probing_is_found_at_the_probe() {
 #[test]
 fn a_matched_probe_and_its_receive_are_recorded() {
     let exp = measure("bn-mprobe", "mpicc", "mpi/late_sender_mprobe.c", Some(2));
-    rank_1_waits_for_rank_0_in(&exp, "MPI_Mprobe");
-    assert_eq!(analyze(&exp, &[])["unmatched"], 0);
+    let v = rank_1_waits_for_rank_0_in(&exp, "MPI_Mprobe");
+    assert_eq!(v["unmatched"], 0);
 }
 
 #[test]
@@ -271,8 +270,8 @@ int main(int argc, char **argv) {
 }
 
 /// The one Late Sender of a 2-rank program whose rank 0 sends 30 ms late,
-/// ten times: at rank 1, in `region`, caused by rank 0.
-fn rank_1_waits_for_rank_0_in(exp: &Path, region: &str) {
+/// ten times: at rank 1, in `region`, caused by rank 0. Returns the analysis.
+fn rank_1_waits_for_rank_0_in(exp: &Path, region: &str) -> Value {
     let v = analyze(exp, &[]);
     let w = findings(&v, "late_sender");
     assert_eq!(w.len(), 1, "{v:#}");
@@ -281,6 +280,7 @@ fn rank_1_waits_for_rank_0_in(exp: &Path, region: &str) {
     // A busy machine only sleeps longer.
     assert!((0.18..1.0).contains(&s), "severity {s}");
     assert_eq!(w[0]["region"], region);
+    v
 }
 
 #[test]
