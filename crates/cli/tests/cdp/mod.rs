@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -127,10 +128,13 @@ pub struct Browser {
 impl Browser {
     /// Starts Chromium and opens an empty page.
     pub fn launch(bin: &Path, width: u32, height: u32) -> Result<Browser, String> {
+        // A profile of its own: tests run browsers side by side, and a
+        // second Chromium on a profile in use exits at once.
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         let profile = std::env::temp_dir().join(format!(
             "parallax-chromium-{}-{}",
             std::process::id(),
-            Instant::now().elapsed().as_nanos()
+            NEXT.fetch_add(1, Ordering::Relaxed)
         ));
         let mut child = Command::new(bin)
             .args([
