@@ -520,10 +520,11 @@ fn waiting(enter: f64, partner: f64, done: f64, setup: f64, mine: f64) -> f64 {
     (end - enter - skew.max(0.0)).max(0.0)
 }
 
-/// Who caused `wait` for a post of `src` with `note`: `src` for its
-/// computation in the note's interval, and for the waiting in it whoever
-/// caused that, in proportion.
-fn behind(src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
+/// Who caused `wait` of `me` for a post of `src` with `note`: `src` for
+/// its computation in the note's interval, and for the waiting in it
+/// whoever caused that, in proportion. Waiting `src` did behind `me` is
+/// put on `src`: a location is never the culprit of its own wait.
+fn behind(me: u32, src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
     let (comp, waits) = note.totals();
     if waits <= 0.0 {
         return vec![(src, wait)];
@@ -531,6 +532,7 @@ fn behind(src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
     let total = comp + waits;
     let mut parts = vec![(src, wait * comp / total)];
     for &(l, c) in &note.waits {
+        let l = if l == me { src } else { l };
         match parts.iter_mut().find(|e| e.0 == l) {
             Some(e) => e.1 += wait * c / total,
             None => parts.push((l, wait * c / total)),
@@ -1174,7 +1176,7 @@ impl<'a> LocPass<'a> {
                             // In a convoy the previous holder itself waited
                             // for the lock: that part of the wait is on
                             // whoever held it then.
-                            self.record_parts(pattern, path, wait, &behind(src, &note, wait));
+                            self.record_parts(pattern, path, wait, &behind(me, src, &note, wait));
                         } else {
                             self.record(pattern, path, wait, Some(src));
                         }
@@ -1677,5 +1679,24 @@ impl Pass for LocPass<'_> {
 
     fn waiting_for(&self) -> Option<Key> {
         self.missing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_holder_that_waited_behind_the_waiter_takes_that_part() {
+        // Holder 3 computed 1 ms and waited 3 ms: 2 behind location 1 (the
+        // waiter now), 1 behind location 2.
+        let note = Interval {
+            comp: vec![(3, 1.0)],
+            waits: vec![(1, 2.0), (2, 1.0)],
+        };
+        let parts = behind(1, 3, &note, 4.0);
+        assert_eq!(parts, [(3, 3.0), (2, 1.0)]);
+        // Another waiter puts that part on location 1.
+        assert_eq!(behind(4, 3, &note, 4.0), [(3, 1.0), (1, 2.0), (2, 1.0)]);
     }
 }
