@@ -275,10 +275,10 @@ impl Share {
             .collect()
     }
 
-    /// Whether every traced location of `rank` is in the share (a value
-    /// only its locations read need not leave this process).
-    pub fn has_whole(&self, rank: u32) -> bool {
-        self.whole.binary_search(&rank).is_ok()
+    /// The ranks whose traced locations are all in the share, ascending (a
+    /// value only their locations read need not leave this process).
+    pub fn whole_ranks(&self) -> &[u32] {
+        &self.whole
     }
 }
 

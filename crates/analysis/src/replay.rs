@@ -97,6 +97,9 @@ pub struct Board<K, V> {
     sched: Mutex<Sched<K>>,
     /// Set while a replay across ranks runs.
     logging: AtomicBool,
+    /// Then, by rank: whether all its locations are on this analysis rank
+    /// (the values only they read stay here).
+    whole: std::sync::OnceLock<Vec<bool>>,
     log: Mutex<Log<K, V>>,
 }
 
@@ -106,13 +109,12 @@ pub struct Board<K, V> {
 /// contributions to shared entries, merged per key, and the takes of
 /// shared entries.
 struct Log<K, V> {
+    /// Keys of new entries that other ranks read.
     fresh: Vec<K>,
     /// Contributions to shared entries since the last exchange: merged
     /// value and how many.
     merged: crate::fasthash::FastMap<K, (V, u32)>,
     taken: Vec<K>,
-    /// Ranks whose locations are all on this analysis rank.
-    whole: Share,
     contributions: u64,
 }
 
@@ -122,7 +124,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
+impl<K: Eq + Hash + Clone + Route, V: Clone> Board<K, V> {
     /// An empty board; contributions to one key are merged by `combine`,
     /// which must not depend on their order (a maximum, a sum).
     pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
@@ -132,11 +134,11 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
             version: AtomicU64::new(0),
             sched: Mutex::new(Sched::default()),
             logging: AtomicBool::new(false),
+            whole: std::sync::OnceLock::new(),
             log: Mutex::new(Log {
                 fresh: Vec::new(),
                 merged: Default::default(),
                 taken: Vec::new(),
-                whole: Share::default(),
                 contributions: 0,
             }),
         }
@@ -159,7 +161,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
         let e = match m.get_mut(&key) {
             Some(e) => e,
             None => {
-                if logging {
+                if logging && !self.stays(&key) {
                     lock(&self.log).fresh.push(key.clone());
                 }
                 m.entry(key.clone()).or_insert(Entry {
@@ -242,6 +244,13 @@ impl<K: Eq + Hash + Clone, V: Clone> Board<K, V> {
         }
     }
 
+    /// Whether only locations of this analysis rank read `key`'s value.
+    fn stays(&self, key: &K) -> bool {
+        let whole = self.whole.get().map_or(&[][..], Vec::as_slice);
+        key.reader_rank()
+            .is_some_and(|r| whole.get(r as usize).copied().unwrap_or(false))
+    }
+
     /// Takes the complete value under `key`, if it is there.
     pub fn take(&self, key: &K) -> Option<V> {
         let mut m = lock(&self.map);
@@ -270,7 +279,13 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// Starts recording what other ranks must learn; values that only
     /// locations of `share` read stay here.
     fn start_log(&self, share: &Share) {
-        lock(&self.log).whole = share.clone();
+        let mut whole = Vec::new();
+        for &r in share.whole_ranks() {
+            whole.resize(whole.len().max(r as usize + 1), false);
+            whole[r as usize] = true;
+        }
+        // A board logs one replay: set once.
+        let _ = self.whole.set(whole);
         self.logging.store(true, Ordering::SeqCst);
     }
 
@@ -283,17 +298,11 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
         let (merged, taken, mut contributions, fresh) = {
             let mut l = lock(&self.log);
             let l = &mut *l;
-            // Values that only this rank's locations read stay here.
-            let whole = &l.whole;
-            let fresh: Vec<K> = std::mem::take(&mut l.fresh)
-                .into_iter()
-                .filter(|k| !k.reader_rank().is_some_and(|r| whole.has_whole(r)))
-                .collect();
             (
                 std::mem::take(&mut l.merged),
                 std::mem::take(&mut l.taken),
                 std::mem::take(&mut l.contributions),
-                fresh,
+                std::mem::take(&mut l.fresh),
             )
         };
         // Contributions before takes: a rank takes a value only once its
@@ -714,10 +723,14 @@ fn run_ranks<P: Pass, R: Ranks>(
     let started = std::time::Instant::now();
     loop {
         // Run what can run here, then tell the others.
+        let t = std::time::Instant::now();
         run_ready(passes, board);
+        stats.work += t.elapsed().as_secs_f64();
         // Header: contributions made, then the earliest blocked event
         // (time, location) if any; then the operations.
+        let t = std::time::Instant::now();
         let (ops, posts) = board.drain_log();
+        stats.drain += t.elapsed().as_secs_f64();
         let earliest = lock(&board.sched)
             .earliest(ids)
             .map(|(t, loc)| (t, loc as u64));
@@ -733,6 +746,7 @@ fn run_ranks<P: Pass, R: Ranks>(
         stats.received += all.iter().map(|b| b.len() as u64).sum::<u64>() - msg.len() as u64;
         stats.waiting += t.elapsed().as_secs_f64();
         drop(msg);
+        let t = std::time::Instant::now();
         let mut total = 0u64;
         let mut pick: Option<(f64, usize)> = None;
         for (rank, buf) in all.iter().enumerate() {
@@ -749,6 +763,7 @@ fn run_ranks<P: Pass, R: Ranks>(
                 board.apply(&mut r);
             }
         }
+        stats.apply += t.elapsed().as_secs_f64();
         // Numbers given to chain nodes are forgotten now and then, by
         // every rank at the same round.
         if stats.rounds % 1024 == 0 {
@@ -780,13 +795,17 @@ fn run_ranks<P: Pass, R: Ranks>(
     if std::env::var_os("PARALLAX_EXCHANGE_STATS").is_some() {
         eprintln!(
             "rank {me}: {} locations, {} rounds, {} B sent, {} B received, \
-             {:.3} s in exchanges of {:.3} s",
+             {:.3} s in exchanges of {:.3} s (replay {:.3} s, encoding {:.3} s, \
+             decoding {:.3} s)",
             ids.len(),
             stats.rounds,
             stats.sent,
             stats.received,
             stats.waiting,
-            started.elapsed().as_secs_f64()
+            started.elapsed().as_secs_f64(),
+            stats.work,
+            stats.drain,
+            stats.apply,
         );
     }
     Outcome { forced, unclaimed }
@@ -802,6 +821,10 @@ struct ExchangeStats {
     /// Seconds in the exchange collective (waiting for the slowest rank
     /// included).
     waiting: f64,
+    /// Seconds replaying, encoding what others must learn, decoding theirs.
+    work: f64,
+    drain: f64,
+    apply: f64,
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasher, Hash};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A value that can be sent to another analysis rank.
@@ -311,7 +312,6 @@ use crate::bottleneck::path::Chain;
 use crate::bottleneck::waits::{self, Agg, Arrival, Interval, LocResult, PathStats, Val};
 use crate::bottleneck::Pattern;
 use crate::compensate::pass::{self as cpass, LocStats, Stamp};
-use crate::fasthash::FastMap;
 use crate::pairing::{Link, Object};
 
 impl Wire for Object {
@@ -473,44 +473,102 @@ impl Wire for Pattern {
 
 // A chain's nodes are sent one by one from the newest, so the receiver
 // rebuilds the same nodes and sums them in the same order.
-fields!(Chain { base, seg, depth });
+// A chain sent whole (no naming on): its nodes from the newest.
+impl Wire for Chain {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.base.put(out);
+        self.seg.put(out);
+        self.depth.put(out);
+    }
+    fn get(r: &mut Reader<'_>) -> Self {
+        let (base, seg, depth) = Wire::get(r);
+        Chain {
+            base,
+            seg,
+            depth,
+            name: NodeName::default(),
+        }
+    }
+}
 fields!(Interval { comp, waits });
+
+/// The name a chain node was sent or received under in one naming epoch
+/// (see [`Chains`]): kept in the node, so that sending it again costs no
+/// lookup. Only the thread replaying the node's location names it.
+#[derive(Debug, Default)]
+pub struct NodeName {
+    /// Epoch (upper 32 bits; 0: never named) and number (lower 32 bits).
+    at: AtomicU64,
+    /// The rank that named it first.
+    rank: AtomicU32,
+}
+
+impl NodeName {
+    fn get(&self, epoch: u32) -> Option<(u32, u64)> {
+        let at = self.at.load(Ordering::Relaxed);
+        ((at >> 32) as u32 == epoch).then(|| (self.rank.load(Ordering::Relaxed), at & 0xffff_ffff))
+    }
+    fn set(&self, epoch: u32, (rank, n): (u32, u64)) {
+        self.rank.store(rank, Ordering::Relaxed);
+        self.at.store((epoch as u64) << 32 | n, Ordering::Relaxed);
+    }
+}
 
 /// Chain nodes already sent or received, while a replay across ranks runs:
 /// nodes are immutable and every post shares its past with the previous
 /// one, so a node travels once and is named by (the rank that first sent
 /// it, its number there) after that, by whichever rank sends it on. Every
-/// rank receives every rank's messages, so all know the same names.
+/// rank receives every rank's messages in order, so all know the same
+/// names, and a rank's nodes are numbered 0, 1, ... in each epoch.
 struct Chains {
-    /// By address (see [`node_key`]): the name and the node (kept, so
-    /// that the address is not reused while it names the node).
-    named: FastMap<usize, ((u32, u64), Arc<Chain>)>,
-    /// By name.
-    got: FastMap<(u32, u64), Arc<Chain>>,
-    /// Nodes this rank has named.
-    count: u64,
+    /// This epoch, unique in the process: names of earlier ones are void.
+    epoch: u32,
+    /// Named nodes by the rank that named them, in their order.
+    got: Vec<Vec<Arc<Chain>>>,
     /// This rank.
     me: u32,
     /// The rank whose message is being decoded.
     from: u32,
 }
 
+impl Chains {
+    fn of(&mut self, rank: u32) -> &mut Vec<Arc<Chain>> {
+        let r = rank as usize;
+        if self.got.len() <= r {
+            self.got.resize_with(r + 1, Vec::new);
+        }
+        &mut self.got[r]
+    }
+}
+
 thread_local! {
     static CHAINS: std::cell::RefCell<Option<Chains>> = const { std::cell::RefCell::new(None) };
 }
+
+static EPOCHS: AtomicU32 = AtomicU32::new(1);
 
 /// Starts (`Some(rank)`, this rank) or ends (`None`) naming chain nodes on
 /// this thread; every rank does it at the same round, and starting again
 /// forgets every name (which bounds the tables).
 pub(crate) fn chain_numbers(me: Option<u32>) {
     CHAINS.with(|c| {
-        *c.borrow_mut() = me.map(|me| Chains {
-            named: FastMap::default(),
-            got: FastMap::default(),
-            count: 0,
-            me,
-            from: 0,
-        })
+        let mut c = c.borrow_mut();
+        match (me, c.as_mut()) {
+            (None, _) => *c = None,
+            (Some(me), Some(t)) => {
+                t.got.iter_mut().for_each(Vec::clear);
+                t.me = me;
+                t.epoch = EPOCHS.fetch_add(1, Ordering::Relaxed);
+            }
+            (Some(me), None) => {
+                *c = Some(Chains {
+                    epoch: EPOCHS.fetch_add(1, Ordering::Relaxed),
+                    got: Vec::new(),
+                    me,
+                    from: 0,
+                })
+            }
+        }
     });
 }
 
@@ -523,75 +581,86 @@ pub(crate) fn chains_from(rank: u32) {
     });
 }
 
-/// A live node's address without the bits its alignment keeps zero (a
-/// node takes more than 16 bytes), which the multiply hash would carry
-/// into the table's bucket index.
-fn node_key(c: &Arc<Chain>) -> usize {
-    Arc::as_ptr(c) as usize >> 4
-}
-
+/// A chain: none (0), whole without names (1), by the name of its newest
+/// node (2), or (3) the nodes not yet named, oldest first, after what
+/// they rest on (a chain sent as 0 or 2), named in that order.
 fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
     let Some(c) = c else {
         out.push(0);
         return;
     };
-    let known = CHAINS.with(|t| {
+    let Some((me, epoch, first)) = CHAINS.with(|t| {
         let mut t = t.borrow_mut();
         let t = t.as_mut()?;
-        match t.named.entry(node_key(c)) {
-            std::collections::hash_map::Entry::Occupied(e) => Some((e.get().0, true)),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let name = (t.me, t.count);
-                t.count += 1;
-                e.insert((name, c.clone()));
-                t.got.insert(name, c.clone());
-                Some((name, false))
-            }
+        let (me, epoch) = (t.me, t.epoch);
+        Some((me, epoch, t.of(me).len() as u64))
+    }) else {
+        out.push(1);
+        c.put(out);
+        return;
+    };
+    if let Some(name) = c.name.get(epoch) {
+        out.push(2);
+        name.put(out);
+        return;
+    }
+    let mut fresh = vec![c];
+    while let Some(b) = &fresh[fresh.len() - 1].base {
+        if b.name.get(epoch).is_some() {
+            break;
+        }
+        fresh.push(b);
+    }
+    out.push(3);
+    put_chain(&fresh[fresh.len() - 1].base, out);
+    (first, fresh.len() as u64).put(out);
+    CHAINS.with(|t| {
+        let mut t = t.borrow_mut();
+        let mine = t.as_mut().expect("chain numbers are on").of(me);
+        for (i, node) in fresh.iter().rev().enumerate() {
+            node.seg.put(out);
+            node.depth.put(out);
+            node.name.set(epoch, (me, first + i as u64));
+            mine.push(Arc::clone(node));
         }
     });
-    match known {
-        None => {
-            out.push(1);
-            c.put(out);
-        }
-        Some((name, true)) => {
-            out.push(2);
-            name.put(out);
-        }
-        Some(((_, n), false)) => {
-            out.push(3);
-            n.put(out);
-            c.seg.put(out);
-            c.depth.put(out);
-            put_chain(&c.base, out);
-        }
-    }
 }
 
 fn get_chain(r: &mut Reader<'_>) -> Option<Arc<Chain>> {
-    let table = |f: &mut dyn FnMut(&mut Chains) -> Option<Arc<Chain>>| {
-        CHAINS.with(|t| f(t.borrow_mut().as_mut().expect("chain numbers are on")))
-    };
     match u8::get(r) {
         0 => None,
         1 => Some(Arc::get(r)),
         2 => {
-            let name: (u32, u64) = Wire::get(r);
-            table(&mut |t| Some(t.got[&name].clone()))
+            let (rank, n): (u32, u64) = Wire::get(r);
+            CHAINS.with(|t| {
+                let mut t = t.borrow_mut();
+                let t = t.as_mut().expect("chain numbers are on");
+                Some(t.of(rank)[n as usize].clone())
+            })
         }
         _ => {
-            let n = u64::get(r);
-            let seg = Wire::get(r);
-            let depth = Wire::get(r);
-            let base = get_chain(r);
-            let c = Arc::new(Chain { base, seg, depth });
-            table(&mut |t| {
-                let name = (t.from, n);
-                t.named.insert(node_key(&c), (name, c.clone()));
-                t.got.insert(name, c.clone());
-                None
+            let mut base = get_chain(r);
+            let (first, k): (u64, u64) = Wire::get(r);
+            CHAINS.with(|t| {
+                let mut t = t.borrow_mut();
+                let t = t.as_mut().expect("chain numbers are on");
+                let (from, epoch) = (t.from, t.epoch);
+                let theirs = t.of(from);
+                assert_eq!(theirs.len() as u64, first, "chain nodes arrive in order");
+                for i in 0..k {
+                    let (seg, depth) = Wire::get(r);
+                    let c = Arc::new(Chain {
+                        base: base.take(),
+                        seg,
+                        depth,
+                        name: NodeName::default(),
+                    });
+                    c.name.set(epoch, (from, first + i));
+                    theirs.push(c.clone());
+                    base = Some(c);
+                }
             });
-            Some(c)
+            base
         }
     }
 }

@@ -23,6 +23,8 @@ pub struct Chain {
     pub(crate) base: Option<Arc<Chain>>,
     pub(crate) seg: Vec<(u32, f64)>,
     pub(crate) depth: u32,
+    /// Its name while a replay across ranks sends it.
+    pub(crate) name: crate::wire::NodeName,
 }
 
 /// Where a region's entry was found in a list of (region, time) that
@@ -123,12 +125,14 @@ impl Path {
                 base: None,
                 seg: sum.into_iter().collect(),
                 depth: 1,
+                name: Default::default(),
             }
         } else {
             Chain {
                 base: self.chain.take(),
                 seg,
                 depth,
+                name: Default::default(),
             }
         };
         self.chain = Some(Arc::new(node));
