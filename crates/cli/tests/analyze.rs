@@ -180,6 +180,13 @@ fn a_late_sender_waited_for_by_probing_is_found_at_the_probe() {
 }
 
 #[test]
+fn a_receive_posted_after_polling_with_a_matched_probe_waited_in_the_probe() {
+    let exp = measure("bn-improbe", "mpicc", "mpi/late_sender_improbe.c", Some(2));
+    let v = rank_1_waits_for_rank_0_in(&exp, "MPI_Improbe");
+    assert!(findings(&v, "frequent_small_events").is_empty(), "{v:#}");
+}
+
+#[test]
 fn a_matched_probe_and_its_receive_are_recorded() {
     let exp = measure("bn-mprobe", "mpicc", "mpi/late_sender_mprobe.c", Some(2));
     let v = rank_1_waits_for_rank_0_in(&exp, "MPI_Mprobe");

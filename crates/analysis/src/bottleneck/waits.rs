@@ -442,6 +442,10 @@ pub struct LocPass<'a> {
     /// (MPI_Test, trylock). A receive or acquisition right after it waited
     /// from there.
     probe: Option<Poll>,
+    /// A non-blocking receive posted right after a polling run of message
+    /// waits (found by MPI_Iprobe or MPI_Improbe): its completion waited
+    /// from the run's start.
+    probed_irecv: Option<u64>,
     /// Recent Late Sender instances: send time, path, sender, waiting,
     /// the enter time of the receiving call, and the location's
     /// computation time when it ended.
@@ -607,6 +611,7 @@ impl<'a> LocPass<'a> {
             last_msg: f64::NEG_INFINITY,
             last_got: f64::NEG_INFINITY,
             probe: None,
+            probed_irecv: None,
             ring: VecDeque::new(),
             pending: VecDeque::new(),
             interval: Interval::default(),
@@ -835,6 +840,13 @@ impl<'a> LocPass<'a> {
                 }
             }
             IsendComplete { .. } => self.last_msg = t,
+            IrecvBegin { request } => {
+                let last_msg = self.last_msg;
+                self.probed_irecv = self
+                    .probe
+                    .filter(|p| p.kind == RegionKind::Wait && last_msg < p.start)
+                    .map(|_| request);
+            }
             Recv {
                 peer, tag, comm, ..
             }
@@ -843,10 +855,16 @@ impl<'a> LocPass<'a> {
             } => {
                 let seq = next(&mut self.recv_seq, (comm, peer, tag));
                 // A blocking receive right after a probe (no message in
-                // between) waited in the probe; so did a wait that
-                // completes a polling loop of its call path.
+                // between) waited in the probe, and so did a non-blocking
+                // one posted right after it; so did a wait that completes
+                // a polling loop of its call path.
+                let after_probe = match e.kind {
+                    Recv { .. } => true,
+                    IrecvComplete { request, .. } => self.probed_irecv.take() == Some(request),
+                    _ => false,
+                };
                 let probe = self.probe.take().filter(|p| {
-                    (matches!(e.kind, Recv { .. }) && p.kind == RegionKind::Wait || self.polled(p))
+                    (after_probe && p.kind == RegionKind::Wait || self.polled(p))
                         && self.last_msg < p.start
                 });
                 self.last_msg = t;
