@@ -3,7 +3,8 @@
 //! analyses pair acquire with release and wait with post.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar as StdCondvar, LockResult, MutexGuard, PoisonError};
+use std::sync::{Condvar as StdCondvar, LockResult, MutexGuard, PoisonError, WaitTimeoutResult};
+use std::time::Duration;
 
 use parallax_model::event::{CollectiveOp, NO_ROOT};
 use parallax_model::region::RegionKind;
@@ -22,6 +23,12 @@ static SEM_POST_SITE: Callsite =
     Callsite::new("Semaphore::release", RegionKind::SemPost, file!(), line!());
 static COND_WAIT_SITE: Callsite =
     Callsite::new("Condvar::wait", RegionKind::SemWait, file!(), line!());
+static COND_TIMED_SITE: Callsite = Callsite::new(
+    "Condvar::wait_timeout",
+    RegionKind::SemWait,
+    file!(),
+    line!(),
+);
 static NOTIFY_ONE_SITE: Callsite =
     Callsite::new("Condvar::notify_one", RegionKind::SemPost, file!(), line!());
 static NOTIFY_ALL_SITE: Callsite =
@@ -130,20 +137,11 @@ impl Condvar {
 
     /// Releases `guard`'s lock, waits for a notification (or a spurious
     /// wake-up: check the condition in a loop) and locks again.
-    pub fn wait<'a, T>(&self, mut guard: Guard<'a, T>) -> LockResult<Guard<'a, T>> {
+    pub fn wait<'a, T>(&self, guard: Guard<'a, T>) -> LockResult<Guard<'a, T>> {
         let _r = COND_WAIT_SITE.enter();
-        let id = guard.id;
-        let inner = guard
-            .inner
-            .take()
-            .expect("guard holds the lock until dropped");
-        events::lock_release(id);
-        clock::order();
+        let (id, inner) = release(guard);
         let r = self.inner.wait(inner);
-        clock::order();
-        events::sem_acquired(id_of(self));
-        events::lock_request(id);
-        events::lock_acquired(id);
+        self.relocked(id, true);
         match r {
             Ok(g) => Ok(Guard { inner: Some(g), id }),
             Err(p) => Err(PoisonError::new(Guard {
@@ -151,6 +149,41 @@ impl Condvar {
                 id,
             })),
         }
+    }
+
+    /// As [`Condvar::wait`], for at most `dur`; a wait that times out
+    /// took no notification (and is recorded without one).
+    pub fn wait_timeout<'a, T>(
+        &self,
+        guard: Guard<'a, T>,
+        dur: Duration,
+    ) -> LockResult<(Guard<'a, T>, WaitTimeoutResult)> {
+        let _r = COND_TIMED_SITE.enter();
+        let (id, inner) = release(guard);
+        let r = self.inner.wait_timeout(inner, dur);
+        let timed_out = match &r {
+            Ok((_, t)) => t.timed_out(),
+            Err(p) => p.get_ref().1.timed_out(),
+        };
+        self.relocked(id, !timed_out);
+        match r {
+            Ok((g, t)) => Ok((Guard { inner: Some(g), id }, t)),
+            Err(p) => {
+                let (g, t) = p.into_inner();
+                Err(PoisonError::new((Guard { inner: Some(g), id }, t)))
+            }
+        }
+    }
+
+    /// Records the end of a wait: the notification taken, if one ended
+    /// it, and mutex `id` locked again.
+    fn relocked(&self, id: u64, notified: bool) {
+        clock::order();
+        if notified {
+            events::sem_acquired(id_of(self));
+        }
+        events::lock_request(id);
+        events::lock_acquired(id);
     }
 
     /// Wakes one waiting thread.
@@ -168,6 +201,18 @@ impl Condvar {
         clock::order();
         self.inner.notify_all();
     }
+}
+
+/// Takes the lock out of `guard` for a condition wait, recording its
+/// release.
+fn release<'a, T>(mut guard: Guard<'a, T>) -> (u64, MutexGuard<'a, T>) {
+    let inner = guard
+        .inner
+        .take()
+        .expect("guard holds the lock until dropped");
+    events::lock_release(guard.id);
+    clock::order();
+    (guard.id, inner)
 }
 
 /// A barrier whose waits are recorded as collectives of kind barrier (group

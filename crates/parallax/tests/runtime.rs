@@ -515,6 +515,70 @@ fn a_condition_wait_releases_is_notified_and_locks_again() {
     );
 }
 
+#[test]
+fn a_condition_wait_that_times_out_takes_no_notification() {
+    let (status, dir, err) = run("condvar_timeout", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let timed = region_id(&p, "Condvar::wait_timeout");
+    let main = all
+        .values()
+        .find(|evs| {
+            evs.iter()
+                .any(|e| e.kind == EventKind::Enter { region: timed })
+        })
+        .expect("a timed wait");
+    let kinds: Vec<EventKind> = main
+        .iter()
+        .map(|e| e.kind)
+        .filter(|k| {
+            matches!(
+                k,
+                EventKind::LockRequest { .. }
+                    | EventKind::LockAcquired { .. }
+                    | EventKind::LockRelease { .. }
+                    | EventKind::SemAcquired { .. }
+            )
+        })
+        .collect();
+    let lock = match kinds[0] {
+        EventKind::LockRequest { lock } => lock,
+        ref k => panic!("first {k:?}"),
+    };
+    let cv = kinds
+        .iter()
+        .find_map(|k| match *k {
+            EventKind::SemAcquired { sem } => Some(sem),
+            _ => None,
+        })
+        .expect("notified");
+    let (req, got, rel) = (
+        EventKind::LockRequest { lock },
+        EventKind::LockAcquired { lock },
+        EventKind::LockRelease { lock },
+    );
+    // Timed out (no notification), unlocked; locked again, notified.
+    assert_eq!(
+        kinds,
+        [
+            req,
+            got,
+            rel,
+            req,
+            got,
+            rel,
+            req,
+            got,
+            rel,
+            EventKind::SemAcquired { sem: cv },
+            req,
+            got,
+            rel
+        ]
+    );
+}
+
 // === the scenarios, run in child processes ===
 
 #[test]
@@ -531,6 +595,7 @@ fn child() {
         "thread_exit" => thread_exit(),
         "fork" => fork(),
         "condvar" => condvar(),
+        "condvar_timeout" => condvar_timeout(),
         _ => panic!("unknown scenario {s}"),
     }
 }
@@ -555,6 +620,36 @@ fn condvar() {
     let (m, cv) = &*pair;
     *m.lock().unwrap() = true;
     cv.notify_one();
+    h.join().unwrap();
+    parallax::finish();
+}
+
+/// The main thread's first timed wait times out (nobody notifies); its
+/// second is notified by a thread started after it.
+fn condvar_timeout() {
+    use std::sync::Arc;
+    use std::time::Duration;
+    let pair = Arc::new((
+        parallax::sync::Mutex::new(false),
+        parallax::sync::Condvar::new(),
+    ));
+    let (m, cv) = &*pair;
+    let g = m.lock().unwrap();
+    let (g, t) = cv.wait_timeout(g, Duration::from_millis(5)).unwrap();
+    assert!(t.timed_out());
+    drop(g);
+    let p = pair.clone();
+    let h = parallax::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        let (m, cv) = &*p;
+        *m.lock().unwrap() = true;
+        cv.notify_one();
+    });
+    let mut ready = m.lock().unwrap();
+    while !*ready {
+        ready = cv.wait_timeout(ready, Duration::from_secs(60)).unwrap().0;
+    }
+    drop(ready);
     h.join().unwrap();
     parallax::finish();
 }
