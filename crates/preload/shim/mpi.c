@@ -247,29 +247,35 @@ static struct req *req_find(uint64_t key, int insert) {
     return insert ? tomb : NULL;
 }
 
-/* Adds the request (or matched message) with handle `key`; 0 if it could
- * not be (a full table). */
-static int req_put(uint64_t key, int kind, int persistent, struct comm *c, int peer, int tag,
-                   uint64_t bytes) {
+/* A request's entry, before it has a place in the table. */
+static struct req req_entry(int kind, int persistent, struct comm *c, int peer, int tag,
+                            uint64_t bytes) {
+    return (struct req){.kind = kind,
+                        .persistent = persistent,
+                        .comm = c,
+                        .comm_id = c ? c->id : 0,
+                        .peer = world_of(c, peer),
+                        .tag = tag,
+                        .bytes = bytes};
+}
+
+/* Adds entry `v` for the request (or matched message) with handle `key`;
+ * 0 if it could not be (a full table). */
+static int req_put(uint64_t key, struct req v) {
     int added = 0;
     if (key <= 1)
         return 0;
     spin_lock(&reqs_lock);
     struct req *q = req_find(key, 1);
     if (q && (q->key == key || reqs_used < REQS * 3 / 4)) {
-        if (q->key != key) {
+        int pending = 0;
+        if (q->key == key)
+            pending = q->pending;
+        else
             reqs_used++;
-            q->pending = 0;
-        }
-        q->pending++;
+        *q = v;
         q->key = key;
-        q->kind = kind;
-        q->persistent = persistent;
-        q->comm = c;
-        q->comm_id = c ? c->id : 0;
-        q->peer = world_of(c, peer);
-        q->tag = tag;
-        q->bytes = bytes;
+        q->pending = pending + 1;
         added = 1;
     }
     spin_unlock(&reqs_lock);
@@ -278,23 +284,17 @@ static int req_put(uint64_t key, int kind, int persistent, struct comm *c, int p
 
 static int req_add(MPI_Request *r, int kind, int persistent, struct comm *c, int peer, int tag,
                    uint64_t bytes) {
-    return req_put(key_of(r, sizeof *r), kind, persistent, c, peer, tag, bytes);
+    return req_put(key_of(r, sizeof *r), req_entry(kind, persistent, c, peer, tag, bytes));
 }
 
 /* Adds the request of a non-blocking collective. */
 static int req_add_coll(MPI_Request *r, int op, struct comm *c, uint32_t root, uint64_t sent,
                         uint64_t recvd) {
-    if (!req_add(r, REQ_COLL, 0, c, -1, 0, sent))
-        return 0;
-    spin_lock(&reqs_lock);
-    struct req *q = req_find(key_of(r, sizeof *r), 0);
-    if (q) {
-        q->op = op;
-        q->root = root;
-        q->recvd = recvd;
-    }
-    spin_unlock(&reqs_lock);
-    return q != NULL;
+    struct req v = req_entry(REQ_COLL, 0, c, -1, 0, sent);
+    v.op = op;
+    v.root = root;
+    v.recvd = recvd;
+    return req_put(key_of(r, sizeof *r), v);
 }
 
 /* Takes request `key` out (unless persistent); 0 if unknown. */
@@ -656,7 +656,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
  * MPI_Mrecv and MPI_Imrecv do not name. */
 static void matched(MPI_Message *msg, MPI_Comm comm) {
     if (*msg != MPI_MESSAGE_NULL && *msg != MPI_MESSAGE_NO_PROC)
-        req_put(key_of(msg, sizeof *msg), REQ_MESSAGE, 0, comm_of(comm), -1, 0, 0);
+        req_put(key_of(msg, sizeof *msg), req_entry(REQ_MESSAGE, 0, comm_of(comm), -1, 0, 0));
 }
 
 /* The communicator of matched message `key`, forgetting it. */
