@@ -9,7 +9,7 @@ use parallax_model::region::{Category, RegionKind};
 use super::filters::{self, Config, Entry};
 use super::hints;
 use super::regions::{self, Table};
-use super::waits::{LocResult, PathStats};
+use super::waits::{add_part, LocResult, PathStats};
 use super::{
     Balance, BlockBalance, Culprit, DelayCost, Detection, Finding, PathShare, Pattern,
     RegionBalance, Report, Where,
@@ -342,11 +342,7 @@ fn unpaired_conditions(results: &mut [LocResult]) {
             };
             let total: f64 = p.values().sum();
             for (&loc, &w) in p {
-                let part = ns * w / total;
-                match agg.culprits.iter_mut().find(|c| c.0 == loc) {
-                    Some(c) => c.1 += part,
-                    None => agg.culprits.push((loc, part)),
-                }
+                add_part(&mut agg.culprits, loc, ns * w / total);
             }
         }
     }
@@ -377,11 +373,7 @@ fn competing_rma(results: &mut [LocResult]) -> f64 {
             agg.ns += excess;
             agg.instances += 1;
             for &(loc, ns) in cs {
-                let part = excess * ns / total;
-                match agg.culprits.iter_mut().find(|c| c.0 == loc) {
-                    Some(c) => c.1 += part,
-                    None => agg.culprits.push((loc, part)),
-                }
+                add_part(&mut agg.culprits, loc, excess * ns / total);
             }
         }
     }

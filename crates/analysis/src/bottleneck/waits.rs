@@ -220,11 +220,16 @@ impl Agg {
         self.ns += ns;
         self.instances += 1;
         for &(c, part) in parts {
-            match self.culprits.iter_mut().find(|e| e.0 == c) {
-                Some(e) => e.1 += part,
-                None => self.culprits.push((c, part)),
-            }
+            add_part(&mut self.culprits, c, part);
         }
+    }
+}
+
+/// Adds `part` to location `loc`'s entry of `list`, making it if needed.
+pub(crate) fn add_part(list: &mut Vec<(u32, f64)>, loc: u32, part: f64) {
+    match list.iter_mut().find(|e| e.0 == loc) {
+        Some(e) => e.1 += part,
+        None => list.push((loc, part)),
     }
 }
 
@@ -536,11 +541,7 @@ fn behind(me: u32, src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
     let total = comp + waits;
     let mut parts = vec![(src, wait * comp / total)];
     for &(l, c) in &note.waits {
-        let l = if l == me { src } else { l };
-        match parts.iter_mut().find(|e| e.0 == l) {
-            Some(e) => e.1 += wait * c / total,
-            None => parts.push((l, wait * c / total)),
-        }
+        add_part(&mut parts, if l == me { src } else { l }, wait * c / total);
     }
     parts
 }
