@@ -471,9 +471,8 @@ impl Wire for Pattern {
     }
 }
 
-// A chain's nodes are sent one by one from the newest, so the receiver
-// rebuilds the same nodes and sums them in the same order.
-// A chain sent whole (no naming on): its nodes from the newest.
+// A chain sent whole (no naming on): its nodes one by one from the newest,
+// so the receiver rebuilds the same nodes and sums them in the same order.
 impl Wire for Chain {
     fn put(&self, out: &mut Vec<u8>) {
         self.base.put(out);
@@ -509,6 +508,7 @@ impl NodeName {
         ((at >> 32) as u32 == epoch).then(|| (self.rank.load(Ordering::Relaxed), at & 0xffff_ffff))
     }
     fn set(&self, epoch: u32, (rank, n): (u32, u64)) {
+        assert!(n <= u32::MAX as u64, "a node number fits 32 bits");
         self.rank.store(rank, Ordering::Relaxed);
         self.at.store((epoch as u64) << 32 | n, Ordering::Relaxed);
     }
@@ -589,12 +589,7 @@ fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
         out.push(0);
         return;
     };
-    let Some((me, epoch, first)) = CHAINS.with(|t| {
-        let mut t = t.borrow_mut();
-        let t = t.as_mut()?;
-        let (me, epoch) = (t.me, t.epoch);
-        Some((me, epoch, t.of(me).len() as u64))
-    }) else {
+    let Some((me, epoch)) = CHAINS.with(|t| t.borrow().as_ref().map(|t| (t.me, t.epoch))) else {
         out.push(1);
         c.put(out);
         return;
@@ -613,10 +608,11 @@ fn put_chain(c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
     }
     out.push(3);
     put_chain(&fresh[fresh.len() - 1].base, out);
-    (first, fresh.len() as u64).put(out);
     CHAINS.with(|t| {
         let mut t = t.borrow_mut();
         let mine = t.as_mut().expect("chain numbers are on").of(me);
+        let first = mine.len() as u64;
+        (first, fresh.len() as u64).put(out);
         for (i, node) in fresh.iter().rev().enumerate() {
             node.seg.put(out);
             node.depth.put(out);
