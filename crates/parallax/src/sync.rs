@@ -79,13 +79,7 @@ impl<T: ?Sized> Mutex<T> {
         clock::order();
         events::lock_acquired(id);
         drop(region);
-        match r {
-            Ok(g) => Ok(Guard { inner: Some(g), id }),
-            Err(p) => Err(PoisonError::new(Guard {
-                inner: Some(p.into_inner()),
-                id,
-            })),
-        }
+        map_lock(r, |g| Guard { inner: Some(g), id })
     }
 }
 
@@ -142,13 +136,7 @@ impl Condvar {
         let (id, inner) = release(guard);
         let r = self.inner.wait(inner);
         self.relocked(id, true);
-        match r {
-            Ok(g) => Ok(Guard { inner: Some(g), id }),
-            Err(p) => Err(PoisonError::new(Guard {
-                inner: Some(p.into_inner()),
-                id,
-            })),
-        }
+        map_lock(r, |g| Guard { inner: Some(g), id })
     }
 
     /// As [`Condvar::wait`], for at most `dur`; a wait that times out
@@ -166,13 +154,7 @@ impl Condvar {
             Err(p) => p.get_ref().1.timed_out(),
         };
         self.relocked(id, !timed_out);
-        match r {
-            Ok((g, t)) => Ok((Guard { inner: Some(g), id }, t)),
-            Err(p) => {
-                let (g, t) = p.into_inner();
-                Err(PoisonError::new((Guard { inner: Some(g), id }, t)))
-            }
-        }
+        map_lock(r, |(g, t)| (Guard { inner: Some(g), id }, t))
     }
 
     /// Records the end of a wait: the notification taken, if one ended
@@ -200,6 +182,14 @@ impl Condvar {
         events::sem_post(id_of(self));
         clock::order();
         self.inner.notify_all();
+    }
+}
+
+/// `r` with `f` applied to what it holds, poisoned or not.
+fn map_lock<A, B>(r: LockResult<A>, f: impl FnOnce(A) -> B) -> LockResult<B> {
+    match r {
+        Ok(a) => Ok(f(a)),
+        Err(p) => Err(PoisonError::new(f(p.into_inner()))),
     }
 }
 

@@ -446,46 +446,32 @@ fn descendants_take_a_free_rank() {
     assert_eq!(ranks, [0, 1]);
 }
 
-#[test]
-fn a_condition_wait_releases_is_notified_and_locks_again() {
-    let (status, dir, err) = run("condvar", "trace", &[]);
-    assert!(status.success(), "{err}");
-    let p = open(&dir);
-    let all = events(&p);
-    let wait = region_id(&p, "Condvar::wait");
-    let notify = region_id(&p, "Condvar::notify_one");
-    let syncs = |evs: &[Event]| -> Vec<EventKind> {
-        evs.iter()
-            .map(|e| e.kind)
-            .filter(|k| {
-                matches!(
-                    k,
-                    EventKind::LockRequest { .. }
-                        | EventKind::LockAcquired { .. }
-                        | EventKind::LockRelease { .. }
-                        | EventKind::SemPost { .. }
-                        | EventKind::SemAcquired { .. }
-                )
-            })
-            .collect()
-    };
-    let (mut waiter, mut notifier) = (None, None);
-    for evs in all.values() {
-        if evs
-            .iter()
-            .any(|e| e.kind == EventKind::Enter { region: wait })
-        {
-            waiter = Some(syncs(evs));
-        }
-        if evs
-            .iter()
-            .any(|e| e.kind == EventKind::Enter { region: notify })
-        {
-            notifier = Some(syncs(evs));
-        }
-    }
-    let (waiter, notifier) = (waiter.expect("a wait"), notifier.expect("a notify"));
-    // The waiter: lock, release in the wait, notified, lock again, release.
+/// The lock and condition events, in order, of the location that entered
+/// region `name`.
+fn syncs_of(p: &Process, all: &HashMap<u32, Vec<Event>>, name: &str) -> Vec<EventKind> {
+    let region = region_id(p, name);
+    let evs = all
+        .values()
+        .find(|evs| evs.iter().any(|e| e.kind == EventKind::Enter { region }))
+        .unwrap_or_else(|| panic!("no location entered {name}"));
+    evs.iter()
+        .map(|e| e.kind)
+        .filter(|k| {
+            matches!(
+                k,
+                EventKind::LockRequest { .. }
+                    | EventKind::LockAcquired { .. }
+                    | EventKind::LockRelease { .. }
+                    | EventKind::SemPost { .. }
+                    | EventKind::SemAcquired { .. }
+            )
+        })
+        .collect()
+}
+
+/// The lock a waiter requested first and the condition it was notified
+/// on, from its events.
+fn lock_and_condition(waiter: &[EventKind]) -> (u64, u64) {
     let lock = match waiter[0] {
         EventKind::LockRequest { lock } => lock,
         ref k => panic!("first {k:?}"),
@@ -497,6 +483,19 @@ fn a_condition_wait_releases_is_notified_and_locks_again() {
             _ => None,
         })
         .expect("notified");
+    (lock, cv)
+}
+
+#[test]
+fn a_condition_wait_releases_is_notified_and_locks_again() {
+    let (status, dir, err) = run("condvar", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let waiter = syncs_of(&p, &all, "Condvar::wait");
+    let notifier = syncs_of(&p, &all, "Condvar::notify_one");
+    // The waiter: lock, release in the wait, notified, lock again, release.
+    let (lock, cv) = lock_and_condition(&waiter);
     assert_eq!(
         waiter,
         [
@@ -521,38 +520,8 @@ fn a_condition_wait_that_times_out_takes_no_notification() {
     assert!(status.success(), "{err}");
     let p = open(&dir);
     let all = events(&p);
-    let timed = region_id(&p, "Condvar::wait_timeout");
-    let main = all
-        .values()
-        .find(|evs| {
-            evs.iter()
-                .any(|e| e.kind == EventKind::Enter { region: timed })
-        })
-        .expect("a timed wait");
-    let kinds: Vec<EventKind> = main
-        .iter()
-        .map(|e| e.kind)
-        .filter(|k| {
-            matches!(
-                k,
-                EventKind::LockRequest { .. }
-                    | EventKind::LockAcquired { .. }
-                    | EventKind::LockRelease { .. }
-                    | EventKind::SemAcquired { .. }
-            )
-        })
-        .collect();
-    let lock = match kinds[0] {
-        EventKind::LockRequest { lock } => lock,
-        ref k => panic!("first {k:?}"),
-    };
-    let cv = kinds
-        .iter()
-        .find_map(|k| match *k {
-            EventKind::SemAcquired { sem } => Some(sem),
-            _ => None,
-        })
-        .expect("notified");
+    let kinds = syncs_of(&p, &all, "Condvar::wait_timeout");
+    let (lock, cv) = lock_and_condition(&kinds);
     let (req, got, rel) = (
         EventKind::LockRequest { lock },
         EventKind::LockAcquired { lock },
