@@ -74,6 +74,10 @@ int main(int argc, char **argv) {
     pthread_mutex_unlock(&flag_mutex);
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
+    /* The same barrier made again, for main alone: a group of its own. */
+    pthread_barrier_destroy(&barrier);
+    pthread_barrier_init(&barrier, NULL, 1);
+    pthread_barrier_wait(&barrier);
     printf("mutex=%lu flag_mutex=%lu flag_cond=%lu rwlock=%lu spin=%lu barrier=%lu sem=%lu\n",
            (unsigned long)&mutex, (unsigned long)&flag_mutex, (unsigned long)&flag_cond,
            (unsigned long)&rwlock, (unsigned long)&spin, (unsigned long)&barrier,

@@ -42,6 +42,9 @@ pub struct Args {
     /// threads (parallel Rust kernels), mpi (parallel MPI kernels).
     #[arg(long, value_delimiter = ',', default_value = "rust,c,threads,mpi")]
     pub suites: Vec<String>,
+    /// Livermore kernels to run (numbers 1 to 24) [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub kernels: Vec<u32>,
     /// Thread counts of the parallel thread kernels.
     #[arg(long, value_delimiter = ',', default_value = "2,4")]
     pub threads: Vec<usize>,
@@ -282,6 +285,8 @@ struct Ctx {
     work: PathBuf,
     reps: usize,
     quick: bool,
+    /// Livermore kernels chosen (empty: all).
+    livermore_kernels: Vec<u32>,
     /// (events, seconds) of every compensation run.
     timing: Vec<(u64, f64)>,
     kernels: Vec<Kernel>,
@@ -335,7 +340,12 @@ impl Ctx {
     /// [`SLOWDOWN`] times slower (T_m/T).
     fn livermore(&mut self, suite: &str, exe: &Path, preload: bool) -> Result<(), String> {
         let reps = self.reps.to_string();
-        for number in 1..=24u32 {
+        let numbers: Vec<u32> = if self.livermore_kernels.is_empty() {
+            (1..=24).collect()
+        } else {
+            self.livermore_kernels.clone()
+        };
+        for number in numbers {
             let run =
                 |levels: &str, reps: &str, block: usize| -> Result<(PathBuf, String), String> {
                     let dir = self.work.join(format!("{suite}-{number:02}"));
@@ -556,6 +566,11 @@ fn group(ks: &[&Kernel]) -> Group {
 }
 
 pub fn main(a: &Args) -> Result<(), String> {
+    if let Some(k) = a.kernels.iter().find(|k| !(1..=24).contains(*k)) {
+        return Err(format!(
+            "--kernels {k}: Livermore kernels are numbered 1 to 24"
+        ));
+    }
     let tools = Tools::find()?;
     eprintln!("accuracy: building the workloads");
     tools.build()?;
@@ -569,6 +584,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         work: work.clone(),
         reps: a.reps.max(1),
         quick: a.quick,
+        livermore_kernels: a.kernels.clone(),
         timing: Vec::new(),
         kernels: Vec::new(),
     };

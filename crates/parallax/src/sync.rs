@@ -3,7 +3,9 @@
 //! analyses pair acquire with release and wait with post.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar as StdCondvar, LockResult, MutexGuard, PoisonError, WaitTimeoutResult};
+use std::sync::{
+    Condvar as StdCondvar, LockResult, MutexGuard, OnceLock, PoisonError, WaitTimeoutResult,
+};
 use std::time::Duration;
 
 use parallax_model::event::{CollectiveOp, NO_ROOT};
@@ -206,11 +208,24 @@ fn release<'a, T>(mut guard: Guard<'a, T>) -> (u64, MutexGuard<'a, T>) {
 }
 
 /// A barrier whose waits are recorded as collectives of kind barrier (group
-/// id: its address).
+/// id: see [`barrier_id`]).
 #[derive(Debug)]
 pub struct Barrier {
     inner: std::sync::Barrier,
     n: usize,
+    id: OnceLock<u64>,
+}
+
+/// Barriers made so far: a barrier's generation.
+static BARRIERS: AtomicU64 = AtomicU64::new(0);
+
+/// The group id of a barrier at `address`, made as the process's
+/// `generation`-th: the address with the generation in the 16 bits above
+/// any user-space address. Collectives pair by counting along each thread
+/// on a group id, so two barriers that lived at the same address one after
+/// the other (a barrier made per phase or per call) must not share one.
+pub fn barrier_id(address: u64, generation: u64) -> u64 {
+    (address & ((1 << 48) - 1)) | (generation & 0xffff) << 48
 }
 
 impl Barrier {
@@ -219,7 +234,15 @@ impl Barrier {
         Barrier {
             inner: std::sync::Barrier::new(n),
             n,
+            id: OnceLock::new(),
         }
+    }
+
+    /// The group id, fixed at the first wait (the barrier may move before).
+    fn id(&self) -> u64 {
+        *self
+            .id
+            .get_or_init(|| barrier_id(id_of(self), BARRIERS.fetch_add(1, Ordering::Relaxed) + 1))
     }
 
     /// Waits for all threads; true for one of them (the leader).
@@ -229,13 +252,7 @@ impl Barrier {
         clock::order();
         let leader = self.inner.wait().is_leader();
         clock::order();
-        events::collective_end(
-            CollectiveOp::Barrier,
-            id_of(self),
-            NO_ROOT,
-            0,
-            self.n as u64,
-        );
+        events::collective_end(CollectiveOp::Barrier, self.id(), NO_ROOT, 0, self.n as u64);
         leader
     }
 }

@@ -548,6 +548,28 @@ fn a_condition_wait_that_times_out_takes_no_notification() {
     );
 }
 
+#[test]
+fn barriers_made_again_at_one_address_are_distinct_groups() {
+    let (status, dir, err) = run("barrier_again", "trace", &[]);
+    assert!(status.success(), "{err}");
+    let p = open(&dir);
+    let all = events(&p);
+    let groups: Vec<(u64, u64)> = all
+        .values()
+        .flatten()
+        .filter_map(|e| match e.kind {
+            EventKind::CollectiveEnd { comm, received, .. } => Some((comm, received)),
+            _ => None,
+        })
+        .collect();
+    // Two waits on each barrier, of size 1 each.
+    assert_eq!(groups.len(), 4, "{groups:?}");
+    assert_eq!(groups[0], groups[1]);
+    assert_eq!(groups[2], groups[3]);
+    assert_ne!(groups[0].0, groups[2].0, "one group id for two barriers");
+    assert_eq!(groups[0].1, 1);
+}
+
 // === the scenarios, run in child processes ===
 
 #[test]
@@ -565,6 +587,7 @@ fn child() {
         "fork" => fork(),
         "condvar" => condvar(),
         "condvar_timeout" => condvar_timeout(),
+        "barrier_again" => barrier_again(),
         _ => panic!("unknown scenario {s}"),
     }
 }
@@ -621,6 +644,18 @@ fn condvar_timeout() {
     drop(ready);
     h.join().unwrap();
     parallax::finish();
+}
+
+/// A barrier waited on twice, then another made in its place (one address).
+fn barrier_again() {
+    let mut slot = Box::new(parallax::sync::Barrier::new(1));
+    let first = &*slot as *const _ as usize;
+    slot.wait();
+    slot.wait();
+    *slot = parallax::sync::Barrier::new(1);
+    assert_eq!(&*slot as *const _ as usize, first);
+    slot.wait();
+    slot.wait();
 }
 
 fn workers() {

@@ -460,8 +460,9 @@ SEMWAIT_WRAPPER(sem_trywait, "sem_trywait", NOTHING, NOTHING)
 SEMWAIT_WRAPPER(sem_timedwait, "sem_timedwait", COMMA const struct timespec *ts, COMMA ts)
 
 /* === barriers ===
- * A wait is a collective of kind barrier on the barrier's id, with the
- * number of threads it was made for as the participants. */
+ * A wait is a collective of kind barrier on the barrier's group id (new at
+ * every init), with the number of threads it was made for as the
+ * participants. */
 
 int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned n) {
     ENSURE();
@@ -484,9 +485,11 @@ int pthread_barrier_wait(pthread_barrier_t *b) {
     if (in & PXL_TRACED)
         parallax_pl_event(PXL_EV_COLL_BEGIN, 0, 0, 0, 0, 0);
     int r = REAL(pthread_barrier_wait)(b);
-    if (in & PXL_TRACED)
-        parallax_pl_event(PXL_EV_COLL_END, PXL_OP_BARRIER, (uintptr_t)b, PXL_NO_ROOT, 0,
-                          parallax_pl_barrier_count((uintptr_t)b));
+    if (in & PXL_TRACED) {
+        uint32_t n;
+        uint64_t group = parallax_pl_barrier((uintptr_t)b, &n);
+        parallax_pl_event(PXL_EV_COLL_END, PXL_OP_BARRIER, group, PXL_NO_ROOT, 0, n);
+    }
     if (in)
         parallax_pl_leave();
     pxl_busy = 0;

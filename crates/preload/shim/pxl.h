@@ -114,9 +114,10 @@ int parallax_pl_pthread_mode(void);
 uint64_t parallax_pl_thread_token(void);
 void parallax_pl_thread_created(uint64_t tid, uint64_t token);
 uint64_t parallax_pl_thread_joined(uint64_t tid);
-/* The size a thread barrier was made for (0 if unknown). */
+/* A thread barrier at address `barrier` was made for `count` threads; its
+ * group id, and in `count` its size (0 if unknown). */
 void parallax_pl_barrier_init(uint64_t barrier, uint32_t count);
-uint32_t parallax_pl_barrier_count(uint64_t barrier);
+uint64_t parallax_pl_barrier(uint64_t barrier, uint32_t *count);
 
 /* --- shared by the C wrappers (pthread.c) --- */
 

@@ -343,7 +343,9 @@ pub extern "C" fn parallax_pl_pthread_mode() -> c_int {
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 static THREADS: Mutex<BTreeMap<u64, u64>> = Mutex::new(BTreeMap::new());
-static BARRIERS: Mutex<BTreeMap<u64, u32>> = Mutex::new(BTreeMap::new());
+/// By address: each initialized barrier's size and group id.
+static BARRIERS: Mutex<BTreeMap<u64, (u32, u64)>> = Mutex::new(BTreeMap::new());
+static BARRIER_GENERATION: AtomicU64 = AtomicU64::new(1);
 
 /// See `shim/pxl.h`.
 #[no_mangle]
@@ -370,24 +372,32 @@ pub extern "C" fn parallax_pl_thread_joined(tid: u64) -> u64 {
         .unwrap_or(0)
 }
 
-/// See `shim/pxl.h`.
+/// See `shim/pxl.h`. A barrier initialized again at the same address is a
+/// new group (see `parallax::sync::barrier_id`).
 #[no_mangle]
 pub extern "C" fn parallax_pl_barrier_init(barrier: u64, count: u32) {
-    BARRIERS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(barrier, count);
+    let generation = BARRIER_GENERATION.fetch_add(1, Relaxed);
+    BARRIERS.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        barrier,
+        (count, parallax::sync::barrier_id(barrier, generation)),
+    );
 }
 
 /// See `shim/pxl.h`.
+///
+/// # Safety
+/// `count` is valid for a write.
 #[no_mangle]
-pub extern "C" fn parallax_pl_barrier_count(barrier: u64) -> u32 {
-    BARRIERS
+pub unsafe extern "C" fn parallax_pl_barrier(barrier: u64, count: *mut u32) -> u64 {
+    let (n, id) = BARRIERS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&barrier)
         .copied()
-        .unwrap_or(0)
+        .unwrap_or((0, barrier));
+    // Safety: as the caller promises.
+    unsafe { *count = n };
+    id
 }
 
 #[cfg(test)]
