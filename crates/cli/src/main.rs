@@ -85,8 +85,29 @@ enum Command {
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Lets an offline command hold as many files open as the system allows:
+/// a replay reads every location of an experiment at once, and the soft
+/// limit (often 1024) is below the locations of a large run. Not for `run`,
+/// whose program would inherit it.
+fn raise_open_file_limit() {
+    let mut l = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // Safety: `l` is a valid rlimit to fill and then to read.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) == 0 && l.rlim_cur < l.rlim_max {
+            l.rlim_cur = l.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &l);
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Run(_) | Command::Demo(_)) {
+        raise_open_file_limit();
+    }
     let result = match cli.command {
         Command::Demo(a) => demo::main(a),
         Command::Report(a) => report::main(a),

@@ -4,6 +4,7 @@
 //! every message's order, and is the same whatever the analysis threads.
 
 mod common;
+mod synth;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -248,6 +249,48 @@ fn imported_experiments_need_a_probe_cost() {
         .map(|f| f["pattern"].as_str().unwrap())
         .collect();
     assert!(patterns.contains(&"wait_at_barrier"), "{patterns:?}");
+}
+
+#[test]
+fn more_locations_than_open_files_allowed_are_compensated() {
+    use std::os::unix::process::CommandExt;
+    let d = tmp("compensate-wide");
+    let exp = d.join("wide");
+    let events = synth::mpi_like(&exp, 300, 3);
+    let out = d.join("wide-a");
+    let mut c = parallax();
+    c.arg("compensate")
+        .arg(&exp)
+        .arg("--out")
+        .arg(&out)
+        .args(["--alpha", "20", "--json"]);
+    // Safety: only setrlimit, which is async-signal-safe, runs in the child.
+    unsafe {
+        c.pre_exec(|| {
+            // Fewer than a reader and a writer for each of the 300 locations.
+            let l = libc::rlimit {
+                rlim_cur: 400,
+                rlim_max: 400,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &l) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let compensated: u64 = v["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["events"].as_u64().unwrap())
+        .sum();
+    assert_eq!(compensated, events);
+    let written: usize = all_events(&out).values().map(Vec::len).sum();
+    assert_eq!(written as u64, events);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::clock::ClockMap;
@@ -572,15 +572,14 @@ fn block_records<'a>(
 
 /// Writes a location's event file from whole events, offline (analysis
 /// results, tests, imports). The runtime writes the same layout through its
-/// own buffers.
+/// own buffers. The file is open only while a block is written: a replay
+/// writes every location at once, and an experiment can have more
+/// locations than a process may hold files open.
 #[derive(Debug)]
 pub struct EventWriter {
-    out: BufWriter<File>,
     enc: EventEncoder,
     block_base: u64,
     block_bytes: usize,
-    /// A block being assembled, kept to reuse its memory.
-    scratch: Vec<u8>,
     path: PathBuf,
     /// What the file holds so far (its bytes once written).
     summary: Summary,
@@ -590,16 +589,12 @@ impl EventWriter {
     /// Creates `path` for location (`rank`, `thread`), with blocks of about
     /// `block_bytes` bytes.
     pub fn create(path: &Path, rank: u32, thread: u32, block_bytes: usize) -> Result<Self, Error> {
-        let f = File::create(path).map_err(|e| Error::io(path, e))?;
-        let mut out = BufWriter::new(f);
-        out.write_all(&file::header(FileKind::Events, rank, thread))
+        std::fs::write(path, file::header(FileKind::Events, rank, thread))
             .map_err(|e| Error::io(path, e))?;
         Ok(EventWriter {
-            out,
             enc: EventEncoder::new(0),
             block_base: 0,
             block_bytes: block_bytes.max(64),
-            scratch: Vec::new(),
             path: path.to_path_buf(),
             summary: Summary {
                 bytes: HEADER_LEN as u64,
@@ -626,29 +621,28 @@ impl EventWriter {
         if self.enc.is_empty() {
             return Ok(());
         }
-        let mut payload = std::mem::take(&mut self.scratch);
-        payload.clear();
+        let records = self.enc.records();
+        let mut payload = Vec::with_capacity(EVENT_BLOCK_PREFIX + records.len());
         payload.extend_from_slice(&self.block_base.to_le_bytes());
         payload.extend_from_slice(&[0u8; 16]);
-        payload.extend_from_slice(self.enc.records());
-        let header = file::block_header(&payload);
-        let r = self
-            .out
-            .write_all(&header)
-            .and_then(|()| self.out.write_all(&payload))
+        payload.extend_from_slice(records);
+        let mut block = Vec::with_capacity(BLOCK_HEADER_LEN + payload.len());
+        file::push_block(&mut block, &payload);
+        let r = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .and_then(|mut f| f.write_all(&block))
             .map_err(|e| Error::io(&self.path, e));
-        self.summary.bytes += (header.len() + payload.len()) as u64;
-        self.scratch = payload;
+        self.summary.bytes += block.len() as u64;
         let base = self.enc.last_time();
         self.enc.restart(base);
         r
     }
 
-    /// Writes what is buffered and closes the file; returns what the file
-    /// holds, for the process's `Summary` definition of the location.
+    /// Writes what is buffered; returns what the file holds, for the
+    /// process's `Summary` definition of the location.
     pub fn finish(mut self) -> Result<Summary, Error> {
         self.flush_block()?;
-        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
         Ok(self.summary)
     }
 }
