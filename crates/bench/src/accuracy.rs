@@ -54,6 +54,11 @@ pub struct Args {
     /// Small sizes (a check that everything runs, not a measurement).
     #[arg(long)]
     pub quick: bool,
+    /// How the measured runs' probes read the clock (PARALLAX_CLOCK):
+    /// tsc-fenced, whose probes cost the same wherever they are, or tsc,
+    /// the cheapest, whose probes partly run beside the code around them.
+    #[arg(long, default_value = "tsc-fenced", value_parser = ["tsc", "tsc-fenced"])]
+    pub clock: String,
     /// Where experiments are written [default: a temporary directory,
     /// removed at the end].
     #[arg(long)]
@@ -100,6 +105,8 @@ struct Group {
 struct Report {
     machine: crate::machine::Machine,
     reps: usize,
+    /// PARALLAX_CLOCK of the measured runs.
+    clock: String,
     kernels: Vec<Kernel>,
     summary: BTreeMap<&'static str, Group>,
     compensation_events_per_s: f64,
@@ -285,6 +292,7 @@ struct Ctx {
     work: PathBuf,
     reps: usize,
     quick: bool,
+    clock: String,
     /// Livermore kernels chosen (empty: all).
     livermore_kernels: Vec<u32>,
     /// (events, seconds) of every compensation run.
@@ -296,6 +304,7 @@ impl Ctx {
     fn trace_env(&self, c: &mut Command, dir: &Path) {
         c.env("PARALLAX_MODE", "trace")
             .env("PARALLAX_OUT", dir)
+            .env("PARALLAX_CLOCK", &self.clock)
             .env("PARALLAX_BUFFER", "4m")
             .env_remove("PARALLAX_RANK");
     }
@@ -489,6 +498,8 @@ impl Ctx {
             "PARALLAX_MODE",
             "-x",
             "PARALLAX_OUT",
+            "-x",
+            "PARALLAX_CLOCK",
         ])
         .arg(&exe)
         .args(["--level", "full", "--reps", &reps])
@@ -584,6 +595,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         work: work.clone(),
         reps: a.reps.max(1),
         quick: a.quick,
+        clock: a.clock.clone(),
         livermore_kernels: a.kernels.clone(),
         timing: Vec::new(),
         kernels: Vec::new(),
@@ -624,6 +636,7 @@ pub fn main(a: &Args) -> Result<(), String> {
     let report = Report {
         machine: crate::machine::describe(),
         reps: ctx.reps,
+        clock: ctx.clock.clone(),
         summary,
         compensation_events_per_s: round(compensation_speed(&ctx.timing), 0),
         kernels: ctx.kernels,
@@ -647,6 +660,7 @@ pub fn main(a: &Args) -> Result<(), String> {
 }
 
 fn print_text(r: &Report) {
+    println!("probes' clock: {}", r.clock);
     println!(
         "{:<8} {:<14} {:>5} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9}",
         "suite", "kernel", "width", "block", "T (ms)", "T_m (ms)", "T_a (ms)", "T_m/T", "T_a/T"

@@ -149,7 +149,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
         machine.cpu, machine.nproc, pairs, args.reps, args.warmup
     ));
 
-    parallax::calibrate::use_default_clock();
+    parallax::calibrate::use_clock(false);
     let ns_per_tick = parallax::calibrate::ns_per_tick(20);
     let clock_source = format!("{:?}", parallax::clock::source()).to_lowercase();
     let rdtsc: Vec<f64> = (0..5).map(|_| floor::clock_read_ns(1_000_000)).collect();

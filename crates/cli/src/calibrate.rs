@@ -19,10 +19,14 @@ pub struct Args {
     /// Batches of 256 probes measured per probe kind and mode.
     #[arg(long, default_value_t = 200)]
     pub batches: usize,
+    /// Probes that read the clock between load fences, as a measurement
+    /// with PARALLAX_CLOCK=tsc-fenced does.
+    #[arg(long)]
+    pub fenced: bool,
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
-    calibrate::use_default_clock();
+    calibrate::use_clock(a.fenced);
     let ns_per_tick = calibrate::ns_per_tick(20);
     let resolution = calibrate::clock_resolution_ns(100_000);
     let source = parallax::clock::source();
@@ -35,6 +39,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         let v = json!({
             "clock": {
                 "source": format!("{source:?}").to_lowercase(),
+                "fenced": a.fenced,
                 "ns_per_tick": ns_per_tick,
                 "ghz": 1.0 / ns_per_tick,
                 "resolution_ns": resolution,
@@ -56,8 +61,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Clock: {:?}, {:.4} GHz ({:.4} ns per tick), smallest step between reads {:.1} ns",
+        "Clock: {:?}{}, {:.4} GHz ({:.4} ns per tick), smallest step between reads {:.1} ns",
         source,
+        if a.fenced { " (fenced reads)" } else { "" },
         1.0 / ns_per_tick,
         ns_per_tick,
         resolution

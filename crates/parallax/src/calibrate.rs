@@ -296,7 +296,8 @@ pub fn ns_per_tick(ms: u64) -> f64 {
     }
 }
 
-/// Selects the clock as a measurement would (for calibration outside one).
-pub fn use_default_clock() {
-    clock::select(true);
+/// Selects the clock as a measurement would (for calibration outside
+/// one): the TSC where invariant, its reads fenced if `fenced`.
+pub fn use_clock(fenced: bool) {
+    clock::select(true, fenced);
 }

@@ -7,17 +7,31 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use parallax_model::defs::ClockSource;
 
 static USE_TSC: AtomicBool = AtomicBool::new(false);
+static FENCED: AtomicBool = AtomicBool::new(false);
 
 /// Current tick.
 #[inline(always)]
 pub fn now() -> u64 {
-    read(USE_TSC.load(Relaxed))
+    read(USE_TSC.load(Relaxed), FENCED.load(Relaxed))
 }
 
-/// Current tick, from the TSC if `tsc` (which the caller read from
-/// [`source`] once, so that probes need not).
+/// Current tick, from the TSC if `tsc`, between two load fences if
+/// `fenced` (which the caller read from [`source`] and [`fenced`] once, so
+/// that probes need not).
 #[inline(always)]
-pub fn read(tsc: bool) -> u64 {
+pub fn read(tsc: bool, fenced: bool) -> u64 {
+    if fenced {
+        order();
+        let t = read_unfenced(tsc);
+        order();
+        t
+    } else {
+        read_unfenced(tsc)
+    }
+}
+
+#[inline(always)]
+fn read_unfenced(tsc: bool) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if tsc {
         // Safety: `rdtsc` has no preconditions; it is only selected where
@@ -88,9 +102,15 @@ pub fn tsc_is_invariant() -> bool {
     has("constant_tsc") && has("nonstop_tsc")
 }
 
-/// Chooses the clock source.
-pub(crate) fn select(tsc: bool) {
+/// Chooses the clock source, and whether reads are fenced.
+pub(crate) fn select(tsc: bool, fenced: bool) {
     USE_TSC.store(tsc && tsc_is_invariant(), Relaxed);
+    FENCED.store(fenced, Relaxed);
+}
+
+/// Whether probes read the clock between load fences (`PARALLAX_CLOCK=tsc-fenced`).
+pub fn fenced() -> bool {
+    FENCED.load(Relaxed)
 }
 
 /// A simultaneous reading of the tick clock and CLOCK_MONOTONIC; the tick is

@@ -8,7 +8,7 @@
 //! | `PARALLAX_PROFILE_NODES` | call-path nodes per thread before paths are merged | `65536` |
 //! | `PARALLAX_MAX_DEPTH` | deepest call path profiled | `1024` |
 //! | `PARALLAX_CALIBRATE` | measure probe costs at start (`0` to skip) | `1` |
-//! | `PARALLAX_CLOCK` | `tsc` or `monotonic` | `tsc` where invariant |
+//! | `PARALLAX_CLOCK` | `tsc`, `tsc-fenced` or `monotonic` | `tsc` where invariant |
 //! | `PARALLAX_SIGNALS` | flush on fatal signals (`0` to leave handlers alone) | `1` |
 //! | `PARALLAX_RANK` | rank of this process | MPI launcher's variables, else 0 |
 //! | `PARALLAX_CHILDREN` | measure child processes (`1`) or leave them alone (`0`) | `0` |
@@ -32,6 +32,11 @@ pub use parallax_model::defs::Mode;
 pub enum ClockChoice {
     /// The invariant TSC where the CPU has one, else CLOCK_MONOTONIC.
     Auto,
+    /// As `Auto`, each read between two load fences: a probe then neither
+    /// runs beside the code before it nor lets the code after it start
+    /// early, so that it costs what calibration measures wherever it is
+    /// (for perturbation compensation), at about twice the cost.
+    Fenced,
     /// CLOCK_MONOTONIC.
     Monotonic,
 }
@@ -169,12 +174,13 @@ impl Config {
         if let Some(v) = get("PARALLAX_CLOCK") {
             c.clock = match v.trim().to_ascii_lowercase().as_str() {
                 "tsc" | "auto" => ClockChoice::Auto,
+                "tsc-fenced" | "fenced" => ClockChoice::Fenced,
                 "monotonic" => ClockChoice::Monotonic,
                 _ => {
                     return Err(ConfigError {
                         variable: "PARALLAX_CLOCK",
                         value: v,
-                        expected: "tsc or monotonic",
+                        expected: "tsc, tsc-fenced or monotonic",
                     })
                 }
             };
@@ -286,6 +292,10 @@ mod tests {
         assert_eq!(
             cfg(&[("PARALLAX_CLOCK", "hpet")]).unwrap_err().variable,
             "PARALLAX_CLOCK"
+        );
+        assert_eq!(
+            cfg(&[("PARALLAX_CLOCK", "TSC-fenced")]).unwrap().clock,
+            ClockChoice::Fenced
         );
         assert_eq!(cfg(&[("PMI_RANK", "x")]).unwrap_err().variable, "PMI_RANK");
     }

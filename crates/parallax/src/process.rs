@@ -175,7 +175,10 @@ fn start(config: Config) -> Result<u8, InitError> {
         Mode::Trace => TRACE,
         Mode::Both => TRACE | PROFILE,
     };
-    clock::select(config.clock == ClockChoice::Auto);
+    clock::select(
+        config.clock != ClockChoice::Monotonic,
+        config.clock == ClockChoice::Fenced,
+    );
     if bits == 0 {
         *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = None;
         return Ok(0);

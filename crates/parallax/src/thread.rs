@@ -35,7 +35,7 @@ pub(crate) struct ThreadState {
     /// Tick of the last record.
     last: u64,
     /// What this thread records and how it reads the clock: `TRACE`,
-    /// `PROFILE` and `TSC` bits, tested together from one load.
+    /// `PROFILE`, `TSC` and `FENCED` bits, tested together from one load.
     mode: u8,
     pub(crate) profile: Profile,
     // --- cold ---
@@ -65,13 +65,12 @@ const ALTSTACK: usize = 256 << 10;
 const TRACE: u8 = 1;
 const PROFILE: u8 = 2;
 const TSC: u8 = 4;
+const FENCED: u8 = 8;
 
-fn tsc_bit() -> u8 {
-    if clock::source() == parallax_model::defs::ClockSource::Tsc {
-        TSC
-    } else {
-        0
-    }
+/// The `TSC` and `FENCED` bits of the clock in use.
+fn clock_bits() -> u8 {
+    let tsc = clock::source() == parallax_model::defs::ClockSource::Tsc;
+    (if tsc { TSC } else { 0 }) | if clock::fenced() { FENCED } else { 0 }
 }
 
 /// Room kept free behind `limit`: the record that crossed it and a
@@ -92,7 +91,7 @@ impl ThreadState {
             pos: AtomicPtr::new(start),
             limit: AtomicPtr::new(limit),
             last: 0,
-            mode: TRACE | tsc_bit(),
+            mode: TRACE | clock_bits(),
             profile: Profile::new(max_nodes, max_depth),
             buf,
             block_base: 0,
@@ -124,7 +123,8 @@ impl ThreadState {
     }
 
     pub(crate) fn set_modes(&mut self, trace: bool, profile: bool) {
-        self.mode = if trace { TRACE } else { 0 } | if profile { PROFILE } else { 0 } | tsc_bit();
+        self.mode =
+            if trace { TRACE } else { 0 } | if profile { PROFILE } else { 0 } | clock_bits();
     }
 
     fn traces(&self) -> bool {
@@ -157,7 +157,7 @@ impl ThreadState {
     pub(crate) fn enter(&mut self, region: RegionId) {
         let p = self.room();
         let m = self.mode;
-        let t = clock::read(m & TSC != 0).max(self.last);
+        let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
         if m & TRACE != 0 {
             // Safety: `room` left at least RESERVE bytes after `p`.
             let p = unsafe { evcodec::put_enter(p, t - self.last, region) };
@@ -173,7 +173,7 @@ impl ThreadState {
     pub(crate) fn leave(&mut self) {
         let p = self.room();
         let m = self.mode;
-        let t = clock::read(m & TSC != 0).max(self.last);
+        let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
         if m & TRACE != 0 {
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_leave(p, t - self.last) };
@@ -191,7 +191,7 @@ impl ThreadState {
         let m = self.mode;
         if m & TRACE != 0 {
             let p = self.room();
-            let t = clock::read(m & TSC != 0).max(self.last);
+            let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
             self.pos.store(p, Release);

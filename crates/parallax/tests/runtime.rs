@@ -96,7 +96,16 @@ fn open(dir: &Path) -> Process {
 
 #[test]
 fn threads_regions_locks_and_barriers_are_recorded_exactly() {
-    let (status, dir, err) = run("workers", "trace", &[]);
+    recorded_exactly(&[]);
+}
+
+#[test]
+fn fenced_clock_reads_record_the_same() {
+    recorded_exactly(&[("PARALLAX_CLOCK", "tsc-fenced")]);
+}
+
+fn recorded_exactly(env: &[(&str, &str)]) {
+    let (status, dir, err) = run("workers", "trace", env);
     assert!(status.success(), "{err}");
     let p = open(&dir);
     assert!(p.end_unix_ns.is_some(), "clean end recorded");
