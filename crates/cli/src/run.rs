@@ -44,6 +44,12 @@ pub struct Args {
     /// Trace buffer per thread, e.g. 4m.
     #[arg(long)]
     pub buffer: Option<String>,
+    /// How probes read the clock: tsc (the cheapest), tsc-fenced (each
+    /// probe costs what calibration measures wherever it is: for runs to
+    /// be compensated; about twice the cost) or monotonic [default: tsc
+    /// where the CPU has an invariant one].
+    #[arg(long, value_parser = ["tsc", "tsc-fenced", "monotonic"])]
+    pub clock: Option<String>,
     /// Do not print the report when the program ends.
     #[arg(long)]
     pub no_report: bool,
@@ -316,6 +322,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         .env_remove("PARALLAX_PARENT_PID");
     if let Some(b) = &a.buffer {
         cmd.env("PARALLAX_BUFFER", b);
+    }
+    if let Some(c) = &a.clock {
+        cmd.env("PARALLAX_CLOCK", c);
     }
     if !a.include.is_empty() {
         cmd.env("PARALLAX_FILTER_INCLUDE", a.include.join(","));

@@ -156,6 +156,42 @@ fn run_measures_a_linked_program_and_keeps_its_exit_code() {
 }
 
 #[test]
+fn run_with_fenced_clock_reads_records_their_cost() {
+    preload();
+    // The cheapest calibrated clock read of each run, ns.
+    let clock_read = |clock: &[&str]| {
+        let dir = tmp(&format!("run-clock-{}", clock.len()));
+        let o = parallax()
+            .args(["run", "--mode", "trace", "--no-report", "--out"])
+            .arg(&dir)
+            .args(clock)
+            .arg("--")
+            .arg(example("imbalance"))
+            .args(["3", "7"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{clock:?}: {}", stderr(&o));
+        let exp = parallax_model::experiment::Experiment::open(&dir).unwrap();
+        let p = &exp.processes[0];
+        p.calibration
+            .iter()
+            .filter(|c| c.probe == parallax_model::defs::Probe::ClockRead)
+            .map(|c| c.min_ns)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let plain = clock_read(&[]);
+    let fenced = clock_read(&["--clock", "tsc-fenced"]);
+    assert!(plain.is_finite() && fenced.is_finite());
+    assert!(fenced > plain, "fenced {fenced} ns, plain {plain} ns");
+    let o = parallax()
+        .args(["run", "--clock", "hpet", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("tsc-fenced"), "{}", stderr(&o));
+}
+
+#[test]
 fn run_of_a_crashing_program_keeps_its_events() {
     preload();
     let dir = tmp("crash");
