@@ -226,13 +226,22 @@ fn demo_report_views_work_in_chromium() {
             .as_u64()
             .unwrap()
     };
-    let n0 = drawn(&mut b);
     let width = |b: &mut Browser| {
         b.eval("pxState.timelines[0].view.t1 - pxState.timelines[0].view.t0")
             .unwrap()
             .as_f64()
             .unwrap()
     };
+    // "all" shows the longer of the two runs whole, also after a zoom.
+    click(&mut b, "tl-in");
+    click(&mut b, "tl-all");
+    let longest = b
+        .eval("Math.max(...pxState.timelines.map(t => t.t.span))")
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert_eq!(width(&mut b), longest);
+    let n0 = drawn(&mut b);
     let before = width(&mut b);
     click(&mut b, "tl-in");
     b.wait_for(

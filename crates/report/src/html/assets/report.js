@@ -265,7 +265,9 @@ class Timeline {
     // The locations shown: rows first..last (exclusive), all by default.
     this.first = 0;
     this.last = this.nrows;
-    this.view = shared || { t0: 0, t1: this.t.span, listeners: [] };
+    // The view, shared by the timelines shown together; `span` is the
+    // longest of their spans, the extent that zooming and panning keep to.
+    this.view = shared || { t0: 0, t1: this.t.span, span: this.t.span, listeners: [] };
     this.view.listeners.push(() => this.draw());
     this.lod = this.t.levels.map(() => null);
     this.pending = new Map();
@@ -586,8 +588,8 @@ class Timeline {
     const set = (t0, t1) => {
       const minSpan = 50;
       if (t1 - t0 < minSpan) { const c = (t0 + t1) / 2; t0 = c - minSpan / 2; t1 = c + minSpan / 2; }
-      this.view.t0 = Math.max(-this.t.span * 0.05, t0);
-      this.view.t1 = Math.min(this.t.span * 1.05, t1);
+      this.view.t0 = Math.max(-this.view.span * 0.05, t0);
+      this.view.t1 = Math.min(this.view.span * 1.05, t1);
       this.view.listeners.forEach(f => f());
     };
     this.zoom = (f, cx) => {
@@ -609,7 +611,7 @@ class Timeline {
       if (Math.abs(e.clientX - drag.x) > 2) drag.moved = true;
       if (drag.moved) set(drag.t0 - dx, drag.t1 - dx);
     });
-    cv.addEventListener('dblclick', () => set(0, this.t.span));
+    cv.addEventListener('dblclick', () => set(0, this.view.span));
     cv.addEventListener('click', e => {
       if (drag && drag.moved) return;
       const r = cv.getBoundingClientRect();
@@ -629,11 +631,11 @@ function describe(d, t, p) {
 
 function viewTimeline(sec) {
   if (!MEAS.timeline) { sec.append(el('p', { class: 'dim' }, 'This experiment has no event trace (profile mode): no timeline.')); return; }
-  const shared = { t0: 0, t1: MEAS.timeline.span, listeners: [] };
+  const shared = { t0: 0, t1: MEAS.timeline.span, span: MEAS.timeline.span, listeners: [] };
   const tls = [new Timeline(MEAS, 'measured', shared)];
   if (COMP && COMP.timeline) {
     tls.push(new Timeline(COMP, 'compensated', shared));
-    shared.t1 = Math.max(MEAS.timeline.span, COMP.timeline.span);
+    shared.t1 = shared.span = Math.max(MEAS.timeline.span, COMP.timeline.span);
   }
   const arrows = el('input', { type: 'checkbox', id: 'tl-arrows', checked: '' });
   arrows.addEventListener('change', () => { tls.forEach(t => { t.showArrows = arrows.checked; t.draw(); }); });
@@ -651,7 +653,7 @@ function viewTimeline(sec) {
   sec.append(el('div', { class: 'controls' },
     el('button', { id: 'tl-in', onclick: () => tls[0].zoom(0.5) }, 'zoom in'),
     el('button', { id: 'tl-out', onclick: () => tls[0].zoom(2) }, 'zoom out'),
-    el('button', { id: 'tl-all', onclick: () => tls[0].setView(0, shared.t1) }, 'all'),
+    el('button', { id: 'tl-all', onclick: () => tls[0].setView(0, shared.span) }, 'all'),
     el('label', {}, arrows, ' messages and thread hand-offs (' + MEAS.timeline.narrows + ')'),
     el('label', {}, 'locations ', rows),
     el('span', { class: 'dim' }, MEAS.timeline.labels.length + ' locations; many locations share a row, showing the region most of them are in')));
