@@ -391,6 +391,7 @@ fields!(LocStats {
     last,
     probe_ns,
     uncertainty_ns,
+    context_ns,
     flush_ns,
     wait_removed_ns,
     wait_added_ns,

@@ -91,11 +91,21 @@ pub struct Kernel {
     /// kernels).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<usize>,
+    /// T_a if the probes had cost what a probe pair costs in the dearest
+    /// and in the cheapest loop timed at calibration: what compensation
+    /// removed (T_m - T_a) scaled by those ratios.
+    #[serde(rename = "T_a_low", skip_serializing_if = "Option::is_none")]
+    pub t_a_low: Option<f64>,
+    /// See `t_a_low`.
+    #[serde(rename = "T_a_high", skip_serializing_if = "Option::is_none")]
+    pub t_a_high: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
 struct Group {
     kernels: usize,
+    /// Kernels whose T lies between T_a_low and T_a_high.
+    within_context_range: usize,
     median_abs_error: f64,
     worst_abs_error: f64,
     median_abs_measured_error: f64,
@@ -217,6 +227,13 @@ fn spans(dir: &Path, prefix: &str) -> Result<BTreeMap<String, Vec<f64>>, String>
 
 /// Compensates `dir` into `dir`-compensated and returns the output; adds
 /// the run's (events, seconds) to `timing`.
+/// The ratios of a probe pair's cost in context to its calibration that
+/// the experiment at `dir` recorded (its first process's).
+fn context_ratios(dir: &Path) -> Option<(f64, f64)> {
+    let exp = Experiment::open(dir).ok()?;
+    compensate::Costs::calibrated(exp.processes.first()?)?.context
+}
+
 fn compensate_dir(dir: &Path, timing: &mut Vec<(u64, f64)>) -> Result<PathBuf, String> {
     let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
     let out = dir.with_extension("compensated");
@@ -297,6 +314,8 @@ struct Ctx {
     livermore_kernels: Vec<u32>,
     /// (events, seconds) of every compensation run.
     timing: Vec<(u64, f64)>,
+    /// The context ratios of the experiment compensated last.
+    context: Option<(f64, f64)>,
     kernels: Vec<Kernel>,
 }
 
@@ -324,6 +343,13 @@ impl Ctx {
         events: u64,
     ) -> &mut Kernel {
         let (t, t_m, t_a) = (median(t), median(t_m), median(t_a));
+        let removed = (t_m - t_a).max(0.0);
+        let range = self.context.map(|(lo, hi)| {
+            (
+                (t_a - removed * (hi - 1.0).max(0.0)) / 1e9,
+                (t_a + removed * (1.0 - lo).max(0.0)) / 1e9,
+            )
+        });
         self.kernels.push(Kernel {
             name: name.to_string(),
             kind,
@@ -336,6 +362,8 @@ impl Ctx {
             compensated_error: round(t_a / t - 1.0, 4),
             events,
             block: None,
+            t_a_low: range.map(|r| r.0),
+            t_a_high: range.map(|r| r.1),
         });
         self.kernels.last_mut().expect("just pushed")
     }
@@ -403,6 +431,7 @@ impl Ctx {
                 block = block * 2 / 3;
             };
             let comp_dir = compensate_dir(&dir, &mut self.timing)?;
+            self.context = context_ratios(&dir);
             let (_, comp) = kernel_spans(&comp_dir)?;
             let t = even(&both);
             let events =
@@ -448,6 +477,7 @@ impl Ctx {
         let full_dir = level_run("full")?;
         let full = spans(&full_dir, "kernel:")?;
         let comp = spans(&compensate_dir(&full_dir, &mut self.timing)?, "kernel:")?;
+        self.context = context_ratios(&full_dir);
         let events = probe_events(&full_dir);
         for (name, t) in &raw {
             let (Some(t_m), Some(t_a)) = (full.get(name), comp.get(name)) else {
@@ -509,6 +539,7 @@ impl Ctx {
         run_ok(&mut c, "mpirun accuracy --level full")?;
         let full = spans(&dir, "kernel:")?;
         let comp = spans(&compensate_dir(&dir, &mut self.timing)?, "kernel:")?;
+        self.context = context_ratios(&dir);
         let events = probe_events(&dir);
         for (name, t) in &raw {
             let region = format!("kernel:{name}");
@@ -570,6 +601,10 @@ fn group(ks: &[&Kernel]) -> Group {
     let meas: Vec<f64> = ks.iter().map(|k| k.measured_error.abs()).collect();
     Group {
         kernels: ks.len(),
+        within_context_range: ks
+            .iter()
+            .filter(|k| matches!((k.t_a_low, k.t_a_high), (Some(lo), Some(hi)) if lo <= k.t && k.t <= hi))
+            .count(),
         median_abs_error: round(median(&errs), 4),
         worst_abs_error: round(errs.iter().copied().fold(0.0, f64::max), 4),
         median_abs_measured_error: round(median(&meas), 4),
@@ -598,6 +633,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         clock: a.clock.clone(),
         livermore_kernels: a.kernels.clone(),
         timing: Vec::new(),
+        context: None,
         kernels: Vec::new(),
     };
     let mut problems = Vec::new();
@@ -681,11 +717,12 @@ fn print_text(r: &Report) {
     }
     for (kind, g) in &r.summary {
         println!(
-            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%)",
+            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%); T within the context range in {}",
             g.kernels,
             100.0 * g.median_abs_error,
             100.0 * g.worst_abs_error,
-            100.0 * g.median_abs_measured_error
+            100.0 * g.median_abs_measured_error,
+            g.within_context_range
         );
     }
     println!(

@@ -33,7 +33,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let modes = [Mode::Trace, Mode::Profile, Mode::Both];
     let results: Vec<_> = modes
         .iter()
-        .map(|&m| (m, calibrate::measure(m, a.batches)))
+        .map(|&m| {
+            let mut c = calibrate::measure(m, a.batches);
+            c.extend(calibrate::measure_context(m));
+            (m, c)
+        })
         .collect();
     if a.json {
         let v = json!({

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde_json::json;
 
-use parallax_analysis::compensate::{self, Convention, Costs, Options, Summary};
+use parallax_analysis::compensate::{self, Convention, Costs, LocSummary, Options, Summary};
 use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
 
@@ -145,6 +145,14 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
                 .fold(0.0, f64::max)
         )
     );
+    if let Some((lo, hi)) = approximated_range(s) {
+        let _ = writeln!(
+            t,
+            "Probes' cost in context (loops timed at calibration): approximated between {} and {}",
+            fmt::ns(lo),
+            fmt::ns(hi)
+        );
+    }
     let _ = writeln!(
         t,
         "Time-based models: one stream {}, independent locations {}",
@@ -205,6 +213,7 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
         "out": out.display().to_string(),
         "measured_ns": s.measured_ns,
         "approximated_ns": s.approximated_ns,
+        "approximated_range_ns": approximated_range(s).map(|(lo, hi)| [lo, hi]),
         "sequential_model_ns": s.sequential_model_ns,
         "concurrent_model_ns": s.concurrent_model_ns,
         "forced": s.forced,
@@ -220,6 +229,7 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
                 "approximated_ns": l.approximated_ns(),
                 "probe_ns": st.probe_ns,
                 "uncertainty_ns": st.uncertainty_ns,
+                "context_ns": st.context_ns.map(|(shorter, longer)| [shorter, longer]),
                 "flush_ns": st.flush_ns,
                 "wait_removed_ns": st.wait_removed_ns,
                 "wait_added_ns": st.wait_added_ns,
@@ -229,4 +239,23 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
             })
         }).collect::<Vec<_>>(),
     })
+}
+
+/// The run's approximated time if every removed probe had cost what a
+/// probe pair costs in the dearest and in the cheapest loop timed at
+/// calibration: the range of the location that ends last.
+fn approximated_range(s: &Summary) -> Option<(f64, f64)> {
+    let last = s
+        .locations
+        .iter()
+        .filter(|l| l.stats.last.is_some())
+        .max_by(|a, b| {
+            let end = |l: &LocSummary| l.stats.last.map_or(0.0, |x| x.1);
+            end(a).total_cmp(&end(b))
+        })?;
+    let (shorter, longer) = last.stats.context_ns?;
+    Some((
+        (s.approximated_ns - shorter).max(0.0),
+        s.approximated_ns + longer,
+    ))
 }

@@ -97,6 +97,11 @@ fn threaded_c_program_is_compensated() {
         "same output"
     );
     assert_eq!(one["approximated_ns"], two["approximated_ns"]);
+    // The range from the probes' cost in context holds the approximation.
+    let a = one["approximated_ns"].as_f64().unwrap();
+    let range = &one["approximated_range_ns"];
+    let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
+    assert!(lo <= a && a <= hi && lo < hi, "{range} {a}");
     // The measured files' summaries are not carried over to the new files.
     assert!(!open(&exp).processes[0].summaries.is_empty());
     assert!(open(&dir.join("c1")).processes[0].summaries.is_empty());

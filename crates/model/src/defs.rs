@@ -47,11 +47,17 @@ pub enum Probe {
     EnterCPreserving = 9,
     /// A register-preserving leave probe through the C entry points.
     LeaveCPreserving = 10,
+    /// A register-preserving enter and leave pair around each iteration of
+    /// a loop, in the kind of loop where it cost least: its cost in
+    /// context (with the loop's own time taken out).
+    PairInContextMin = 11,
+    /// As `PairInContextMin`, in the kind of loop where it cost most.
+    PairInContextMax = 12,
 }
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 11] = [
+    pub const ALL: [Probe; 13] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -63,6 +69,8 @@ impl Probe {
         Probe::LeavePreserving,
         Probe::EnterCPreserving,
         Probe::LeaveCPreserving,
+        Probe::PairInContextMin,
+        Probe::PairInContextMax,
     ];
 
     /// Lower-case name.
@@ -79,6 +87,8 @@ impl Probe {
             Probe::LeavePreserving => "leave_preserving",
             Probe::EnterCPreserving => "enter_c_preserving",
             Probe::LeaveCPreserving => "leave_c_preserving",
+            Probe::PairInContextMin => "pair_in_context_min",
+            Probe::PairInContextMax => "pair_in_context_max",
         }
     }
 }

@@ -73,82 +73,74 @@ pub fn c_enter(id: u32) -> c_int {
 pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let batches = batches.max(2);
     let (t0, m0) = clock::sample();
-    let mut scratch = Box::new(ThreadState::new(256 << 10, 4096, 2 * BATCH));
-    scratch.set_modes(mode.traces(), mode.profiles());
-    let st: *mut ThreadState = Box::into_raw(scratch);
-    let flags = if mode.traces() { TRACE } else { 0 } | if mode.profiles() { PROFILE } else { 0 };
-    CAL.store(flags, Relaxed);
-    let own = thread::swap_state(st);
     let c_entry = C_ENTRY.get().copied();
     let mut samples: [Vec<u64>; 11] = Default::default();
-    for b in 0..=batches {
-        let mut c = [0u64; 12];
-        c[0] = clock::now();
-        let mut sink = 0u64;
-        for _ in 0..BATCH {
-            sink = sink.wrapping_add(clock::now());
-        }
-        c[1] = clock::now();
-        let f = CAL.load(Relaxed);
-        let guards: [RegionGuard; BATCH] = std::array::from_fn(|_| SITE.enter_as(f));
-        c[2] = clock::now();
-        drop(guards);
-        c[3] = clock::now();
-        for i in 0..BATCH {
-            thread::with(|st| {
-                st.event(&EventKind::Mark {
-                    mark: 1,
-                    value: i as i64,
-                })
-            });
-        }
-        c[4] = clock::now();
-        for i in 0..BATCH {
-            if OFF.load(Relaxed) != 0 {
-                thread::with(|st| st.enter(i as u32));
-            }
-            std::hint::black_box(());
-        }
-        c[5] = clock::now();
-        let preserving: [PreservingGuard; BATCH] =
-            std::array::from_fn(|_| SITE.enter_preserving_as(f));
-        c[6] = clock::now();
-        drop(preserving);
-        c[7] = clock::now();
-        let mut n = 7;
-        if let Some(e) = c_entry {
-            let enter = std::hint::black_box(e.enter);
-            let leave = std::hint::black_box(e.leave);
-            for i in 0..BATCH {
-                sink = sink.wrapping_add(enter(1 + (i as u32 & 7)) as u64);
-            }
-            c[8] = clock::now();
+    on_scratch(mode, || {
+        for b in 0..=batches {
+            let mut c = [0u64; 12];
+            c[0] = clock::now();
+            let mut sink = 0u64;
             for _ in 0..BATCH {
-                leave();
+                sink = sink.wrapping_add(clock::now());
             }
-            c[9] = clock::now();
+            c[1] = clock::now();
+            let f = CAL.load(Relaxed);
+            let guards: [RegionGuard; BATCH] = std::array::from_fn(|_| SITE.enter_as(f));
+            c[2] = clock::now();
+            drop(guards);
+            c[3] = clock::now();
             for i in 0..BATCH {
-                sink = sink.wrapping_add(call_preserving(e.enter_preserving, 1 + (i as u32 & 7)));
+                thread::with(|st| {
+                    st.event(&EventKind::Mark {
+                        mark: 1,
+                        value: i as i64,
+                    })
+                });
             }
-            c[10] = clock::now();
-            for _ in 0..BATCH {
-                call_preserving(e.leave_preserving, 0);
+            c[4] = clock::now();
+            for i in 0..BATCH {
+                if OFF.load(Relaxed) != 0 {
+                    thread::with(|st| st.enter(i as u32));
+                }
+                std::hint::black_box(());
             }
-            c[11] = clock::now();
-            n = 11;
+            c[5] = clock::now();
+            let preserving: [PreservingGuard; BATCH] =
+                std::array::from_fn(|_| SITE.enter_preserving_as(f));
+            c[6] = clock::now();
+            drop(preserving);
+            c[7] = clock::now();
+            let mut n = 7;
+            if let Some(e) = c_entry {
+                let enter = std::hint::black_box(e.enter);
+                let leave = std::hint::black_box(e.leave);
+                for i in 0..BATCH {
+                    sink = sink.wrapping_add(enter(1 + (i as u32 & 7)) as u64);
+                }
+                c[8] = clock::now();
+                for _ in 0..BATCH {
+                    leave();
+                }
+                c[9] = clock::now();
+                for i in 0..BATCH {
+                    sink =
+                        sink.wrapping_add(call_preserving(e.enter_preserving, 1 + (i as u32 & 7)));
+                }
+                c[10] = clock::now();
+                for _ in 0..BATCH {
+                    call_preserving(e.leave_preserving, 0);
+                }
+                c[11] = clock::now();
+                n = 11;
+            }
+            std::hint::black_box(sink);
+            if b > 0 {
+                for k in 0..n {
+                    samples[k].push(c[k + 1].saturating_sub(c[k]));
+                }
+            }
         }
-        std::hint::black_box(sink);
-        if b > 0 {
-            for k in 0..n {
-                samples[k].push(c[k + 1].saturating_sub(c[k]));
-            }
-        }
-    }
-    thread::swap_state(own);
-    CAL.store(0, Relaxed);
-    // Safety: the scratch state is no thread's any more, and no flusher
-    // knows it.
-    drop(unsafe { Box::from_raw(st) });
+    });
     let (t1, m1) = clock::sample();
     let ns_per_tick = if t1 > t0 && m1 > m0 {
         (m1 - m0) as f64 / (t1 - t0) as f64
@@ -194,6 +186,160 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
             }
         })
         .collect()
+}
+
+/// Runs `f` with the calling thread's probes writing, under the
+/// calibration's flags for `mode`, into a scratch state whose buffer is
+/// never written out.
+fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
+    let mut scratch = Box::new(ThreadState::new(256 << 10, 4096, 2 * BATCH));
+    scratch.set_modes(mode.traces(), mode.profiles());
+    let st: *mut ThreadState = Box::into_raw(scratch);
+    let flags = if mode.traces() { TRACE } else { 0 } | if mode.profiles() { PROFILE } else { 0 };
+    CAL.store(flags, Relaxed);
+    let own = thread::swap_state(st);
+    let r = f();
+    thread::swap_state(own);
+    CAL.store(0, Relaxed);
+    // Safety: the scratch state is no thread's any more, and no flusher
+    // knows it.
+    drop(unsafe { Box::from_raw(st) });
+    r
+}
+
+/// Iterations of a context loop, and rounds of each loop timed.
+const CONTEXT_ITERATIONS: usize = 1024;
+const CONTEXT_ROUNDS: usize = 5;
+/// The kinds of loop of [`context_work`].
+const CONTEXTS: usize = 5;
+
+/// One iteration's work in a loop of kind `kind`: a dependent integer
+/// multiply chain, updates of an array, data-dependent branches, a
+/// floating-point multiply-add chain over loaded values, a square-root
+/// chain. A probe costs differently in each: the out-of-order core runs it
+/// beside some work and not other, and it disturbs the branch predictor.
+#[inline(always)]
+fn context_work(kind: usize, i: usize, data: &mut [f64; 2048]) -> u64 {
+    match kind {
+        0 => {
+            let mut x = i as u64;
+            for _ in 0..8 {
+                x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(23) ^ 0x5851_f42d_4c95_7f2d;
+            }
+            x
+        }
+        1 => {
+            let mut s = 0.0;
+            for k in 0..16 {
+                let j = (i * 16 + k) % data.len();
+                data[j] += 1.0;
+                s += data[j];
+            }
+            s as u64
+        }
+        2 => {
+            let (mut x, mut c) = (i as u64, 0u64);
+            for _ in 0..16 {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                if (x >> 60) & 1 == 1 {
+                    c += 3;
+                } else {
+                    c ^= 5;
+                }
+            }
+            c
+        }
+        3 => {
+            let mut s = 0.0;
+            for k in 0..16 {
+                let j = (i * 16 + k) % 512;
+                s = s * 0.999 + data[j] * data[(j + 7) % data.len()];
+            }
+            s as u64
+        }
+        _ => {
+            let mut s = 1.0 + i as f64;
+            for _ in 0..8 {
+                s = (s * 1.0001).sqrt() + 0.5;
+            }
+            s as u64
+        }
+    }
+}
+
+/// Ticks of one context loop of kind `kind`, with a register-preserving
+/// probe pair around every iteration if `PROBED`.
+#[inline(never)]
+fn context_loop<const PROBED: bool>(kind: usize, data: &mut [f64; 2048]) -> u64 {
+    let f = CAL.load(Relaxed);
+    let t0 = clock::now();
+    let mut acc = 0u64;
+    for i in 0..CONTEXT_ITERATIONS {
+        // Opaque, so that neither loop is vectorized across iterations.
+        let i = std::hint::black_box(i);
+        if PROBED {
+            let _g = SITE.enter_preserving_as(f);
+            acc = acc.wrapping_add(context_work(kind, i, data));
+        } else {
+            acc = acc.wrapping_add(context_work(kind, i, data));
+        }
+    }
+    std::hint::black_box(acc);
+    clock::now().saturating_sub(t0)
+}
+
+/// The cost of a register-preserving probe pair inside loops of different
+/// kinds of work ([`context_work`]): for each kind, the median over rounds
+/// of the loop's time with a pair around every iteration minus its time
+/// without, per iteration. Returns the cheapest and the dearest kind's as
+/// `PairInContextMin` and `PairInContextMax`: how far the cost of a probe
+/// in a program can stray from its calibration, for the uncertainty of a
+/// compensation. Takes a few milliseconds.
+pub fn measure_context(mode: Mode) -> Vec<Calibration> {
+    let (t0, m0) = clock::sample();
+    let mut data = [0.5f64; 2048];
+    let mut costs = [0.0f64; CONTEXTS];
+    on_scratch(mode, || {
+        for (kind, cost) in costs.iter_mut().enumerate() {
+            let (mut plain, mut probed) = (Vec::new(), Vec::new());
+            // One untimed round of each, then alternating rounds.
+            context_loop::<false>(kind, &mut data);
+            context_loop::<true>(kind, &mut data);
+            for _ in 0..CONTEXT_ROUNDS {
+                plain.push(context_loop::<false>(kind, &mut data) as f64);
+                probed.push(context_loop::<true>(kind, &mut data) as f64);
+            }
+            *cost = (median(&mut probed) - median(&mut plain)) / CONTEXT_ITERATIONS as f64;
+        }
+    });
+    let (t1, m1) = clock::sample();
+    let ns_per_tick = if t1 > t0 && m1 > m0 {
+        (m1 - m0) as f64 / (t1 - t0) as f64
+    } else {
+        1.0
+    };
+    let ns: Vec<f64> = costs.iter().map(|c| c.max(0.0) * ns_per_tick).collect();
+    let lo = ns.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ns.iter().copied().fold(0.0, f64::max);
+    [(Probe::PairInContextMin, lo), (Probe::PairInContextMax, hi)]
+        .into_iter()
+        .map(|(probe, v)| Calibration {
+            probe,
+            mode,
+            mean_ns: v,
+            sd_ns: 0.0,
+            min_ns: v,
+            samples: CONTEXT_ROUNDS as u32,
+            tick: t0 + t1.saturating_sub(t0) / 2,
+        })
+        .collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// Calls the register-preserving trampoline `f` with `id` in edi, as the C

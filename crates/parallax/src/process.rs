@@ -262,7 +262,9 @@ fn start(config: Config) -> Result<u8, InitError> {
         });
     }
     let calibration = if config.calibrate {
-        calibrate::measure(config.mode, 40)
+        let mut c = calibrate::measure(config.mode, 40);
+        c.extend(calibrate::measure_context(config.mode));
+        c
     } else {
         // Without calibration, still learn the tick rate over 2 ms.
         let until = clock::mono_ns() + 2_000_000;

@@ -18,6 +18,11 @@ pub struct Costs {
     pub event_ns: f64,
     /// Standard deviation of one probe's cost.
     pub sd_ns: f64,
+    /// How far a probe's cost in a program may stray from its calibration:
+    /// the least and the greatest ratio of a probe pair's cost inside
+    /// loops of different kinds of work to its calibrated cost
+    /// (`PairInContextMin`/`Max`), if measured.
+    pub context: Option<(f64, f64)>,
     /// How each region (by id) is entered, by [`Entry`] number.
     pub regions: Arc<[u8]>,
     /// The costs of each calibration, from the tick on where it is the
@@ -52,6 +57,7 @@ impl Costs {
             leave_ns,
             event_ns,
             sd_ns: 0.0,
+            context: None,
             regions: Arc::new([]),
             phases: Arc::new([Phase {
                 from_tick: 0,
@@ -68,7 +74,13 @@ impl Costs {
     /// to the events nearest to it in time.
     pub fn calibrated(p: &Process) -> Option<Costs> {
         let mode = p.info.as_ref().map_or(Mode::Trace, |i| i.mode);
-        let own: Vec<&Calibration> = p.calibration.iter().filter(|c| c.mode == mode).collect();
+        let in_context =
+            |c: &&Calibration| matches!(c.probe, Probe::PairInContextMin | Probe::PairInContextMax);
+        let own: Vec<&Calibration> = p
+            .calibration
+            .iter()
+            .filter(|c| c.mode == mode && !in_context(c))
+            .collect();
         let cal: Vec<&Calibration> = if own.is_empty() {
             // Another mode's, as long as it traced: the first measurement.
             let first = p.calibration.iter().find(|c| c.mode.traces())?;
@@ -117,11 +129,23 @@ impl Costs {
             regions[r as usize] = entry as u8;
         }
         let over = |f: &dyn Fn(&Phase) -> f64| mean(&phases.iter().map(f).collect::<Vec<_>>());
+        // The context ratios, against the register-preserving pair they
+        // timed, as calibrated in the first phase.
+        let (e, l) = phases[0].entry_ns[Entry::Preserving as usize];
+        let ratio = |probe: Probe| {
+            p.calibration
+                .iter()
+                .find(|c| c.probe == probe && c.mode == mode)
+                .map(|c| c.mean_ns / (e + l))
+                .filter(|r| r.is_finite())
+        };
+        let context = ratio(Probe::PairInContextMin).zip(ratio(Probe::PairInContextMax));
         Some(Costs {
             enter_ns: over(&|p| p.entry_ns[0].0),
             leave_ns: over(&|p| p.entry_ns[0].1),
             event_ns: over(&|p| p.event_ns),
             sd_ns: cal.iter().map(|c| c.sd_ns).fold(0.0, f64::max),
+            context,
             regions: regions.into(),
             phases: phases.into(),
             phase: 0,

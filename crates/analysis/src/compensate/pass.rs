@@ -97,6 +97,11 @@ pub struct LocStats {
     pub probe_ns: f64,
     /// Its uncertainty (each probe's calibration standard deviation), ns.
     pub uncertainty_ns: f64,
+    /// How much shorter and how much longer the location's approximated
+    /// time would be if every removed probe had cost what a probe pair
+    /// costs in the dearest and in the cheapest kind of loop timed at
+    /// calibration (`Costs::context`), ns; `None` without that measurement.
+    pub context_ns: Option<(f64, f64)>,
     /// The runtime's flush time removed, ns.
     pub flush_ns: f64,
     /// Measured waiting that the approximation no longer needed, ns.
@@ -403,6 +408,11 @@ impl<'a> LocPass<'a> {
             } else if palpha > 0.0 {
                 self.stats.probe_ns += palpha;
                 self.stats.uncertainty_ns += self.costs.sd_ns;
+                if let Some((lo, hi)) = self.costs.context {
+                    let (shorter, longer) = self.stats.context_ns.get_or_insert((0.0, 0.0));
+                    *shorter += palpha * (hi - 1.0).max(0.0);
+                    *longer += palpha * (1.0 - lo).max(0.0);
+                }
             }
         }
         self.emit(e, ta);
