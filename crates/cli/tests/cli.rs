@@ -324,11 +324,19 @@ fn calibrate_prints_a_table_and_json() {
         .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let probes = v["probes"].as_array().unwrap();
-    // The C entry points are not loaded here: 7 probes (clock read, enter,
-    // leave, event, disabled, and the register-preserving enter and leave)
-    // in 3 modes.
-    assert_eq!(probes.len(), 21, "7 probes in 3 modes");
+    // The C entry points are not loaded here: 9 probes (clock read, enter,
+    // leave, event, disabled, the register-preserving enter and leave, and
+    // the pair in the cheapest and the dearest loop) in 3 modes.
+    assert_eq!(probes.len(), 27, "9 probes in 3 modes");
     assert!(probes.iter().any(|p| p["probe"] == "enter_preserving"));
+    let in_context = |name: &str| {
+        probes
+            .iter()
+            .find(|p| p["mode"] == "trace" && p["probe"] == name)
+            .and_then(|p| p["mean_ns"].as_f64())
+            .unwrap()
+    };
+    assert!(in_context("pair_in_context_min") <= in_context("pair_in_context_max"));
     let enter = probes
         .iter()
         .find(|p| p["mode"] == "trace" && p["probe"] == "enter")
