@@ -55,8 +55,8 @@ pub struct Args {
     #[arg(long)]
     pub quick: bool,
     /// How the measured runs' probes read the clock (PARALLAX_CLOCK):
-    /// tsc-fenced, whose probes cost the same wherever they are, or tsc,
-    /// the cheapest, whose probes partly run beside the code around them.
+    /// tsc-fenced, whose probes' cost depends less on the code around
+    /// them, or tsc, the cheapest, whose probes partly run beside it.
     #[arg(long, default_value = "tsc-fenced", value_parser = ["tsc", "tsc-fenced"])]
     pub clock: String,
     /// Where experiments are written [default: a temporary directory,

@@ -44,10 +44,10 @@ pub struct Args {
     /// Trace buffer per thread, e.g. 4m.
     #[arg(long)]
     pub buffer: Option<String>,
-    /// How probes read the clock: tsc (the cheapest), tsc-fenced (each
-    /// probe costs what calibration measures wherever it is: for runs to
-    /// be compensated; about twice the cost) or monotonic [default: tsc
-    /// where the CPU has an invariant one].
+    /// How probes read the clock: tsc (the cheapest), tsc-fenced (a probe's
+    /// cost depends less on the code around it and stays closer to its
+    /// calibration: for runs to be compensated; about twice the cost) or
+    /// monotonic [default: tsc where the CPU has an invariant one].
     #[arg(long, value_parser = ["tsc", "tsc-fenced", "monotonic"])]
     pub clock: Option<String>,
     /// Do not print the report when the program ends.

@@ -34,8 +34,9 @@ pub enum ClockChoice {
     Auto,
     /// As `Auto`, each read between two load fences: a probe then neither
     /// runs beside the code before it nor lets the code after it start
-    /// early, so that it costs what calibration measures wherever it is
-    /// (for perturbation compensation), at about twice the cost.
+    /// early, so that its cost depends less on the code around it and
+    /// stays closer to what calibration measures (for perturbation
+    /// compensation), at about twice the cost.
     Fenced,
     /// CLOCK_MONOTONIC.
     Monotonic,
