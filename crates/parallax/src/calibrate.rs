@@ -142,11 +142,7 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
         }
     });
     let (t1, m1) = clock::sample();
-    let ns_per_tick = if t1 > t0 && m1 > m0 {
-        (m1 - m0) as f64 / (t1 - t0) as f64
-    } else {
-        1.0
-    };
+    let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
     let probes = [
         Probe::ClockRead,
         Probe::Enter,
@@ -315,11 +311,7 @@ pub fn measure_context(mode: Mode) -> Vec<Calibration> {
         }
     });
     let (t1, m1) = clock::sample();
-    let ns_per_tick = if t1 > t0 && m1 > m0 {
-        (m1 - m0) as f64 / (t1 - t0) as f64
-    } else {
-        1.0
-    };
+    let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
     let ns: Vec<f64> = costs.iter().map(|c| c.max(0.0) * ns_per_tick).collect();
     let lo = ns.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = ns.iter().copied().fold(0.0, f64::max);
@@ -421,12 +413,18 @@ pub fn clock_resolution_ns(reads: usize) -> f64 {
         prev = t;
     }
     let (t1, m1) = clock::sample();
-    let ns_per_tick = if t1 > t0 && m1 > m0 {
+    let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
+    best as f64 * ns_per_tick
+}
+
+/// Nanoseconds per tick between two clock samples ([`clock::sample`]),
+/// 1 if the samples cannot tell.
+fn ns_per_tick_over((t0, m0): (u64, u64), (t1, m1): (u64, u64)) -> f64 {
+    if t1 > t0 && m1 > m0 {
         (m1 - m0) as f64 / (t1 - t0) as f64
     } else {
         1.0
-    };
-    best as f64 * ns_per_tick
+    }
 }
 
 /// Nanoseconds per tick of the probes' clock, measured over `ms`
