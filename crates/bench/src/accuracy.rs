@@ -225,16 +225,14 @@ fn spans(dir: &Path, prefix: &str) -> Result<BTreeMap<String, Vec<f64>>, String>
     Ok(out)
 }
 
-/// Compensates `dir` into `dir`-compensated and returns the output; adds
-/// the run's (events, seconds) to `timing`.
-/// The ratios of a probe pair's cost in context to its calibration that
-/// the experiment at `dir` recorded (its first process's).
-fn context_ratios(dir: &Path) -> Option<(f64, f64)> {
-    let exp = Experiment::open(dir).ok()?;
-    compensate::Costs::calibrated(exp.processes.first()?)?.context
-}
-
-fn compensate_dir(dir: &Path, timing: &mut Vec<(u64, f64)>) -> Result<PathBuf, String> {
+/// Compensates `dir` into `dir`-compensated and returns the output, with
+/// the ratios of a probe pair's cost in context to its calibration that the
+/// experiment recorded (its first process's); adds the run's (events,
+/// seconds) to `timing`.
+fn compensate_dir(
+    dir: &Path,
+    timing: &mut Vec<(u64, f64)>,
+) -> Result<(PathBuf, Option<(f64, f64)>), String> {
     let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
     let out = dir.with_extension("compensated");
     let _ = std::fs::remove_dir_all(&out);
@@ -243,7 +241,12 @@ fn compensate_dir(dir: &Path, timing: &mut Vec<(u64, f64)>) -> Result<PathBuf, S
         .map_err(|e| format!("compensating {}: {e}", dir.display()))?;
     let events = s.locations.iter().map(|l| l.stats.events).sum::<u64>();
     timing.push((events, t.elapsed().as_secs_f64()));
-    Ok(out)
+    let context = exp
+        .processes
+        .first()
+        .and_then(compensate::Costs::calibrated)
+        .and_then(|c| c.context);
+    Ok((out, context))
 }
 
 /// Compensation's speed, events/s: the median over the runs of at least
@@ -314,8 +317,6 @@ struct Ctx {
     livermore_kernels: Vec<u32>,
     /// (events, seconds) of every compensation run.
     timing: Vec<(u64, f64)>,
-    /// The context ratios of the experiment compensated last.
-    context: Option<(f64, f64)>,
     kernels: Vec<Kernel>,
 }
 
@@ -341,14 +342,13 @@ impl Ctx {
         t_m: &[f64],
         t_a: &[f64],
         events: u64,
+        context: Option<(f64, f64)>,
     ) -> &mut Kernel {
         let (t, t_m, t_a) = (median(t), median(t_m), median(t_a));
-        let removed = (t_m - t_a).max(0.0);
-        let range = self.context.map(|(lo, hi)| {
-            (
-                (t_a - removed * (hi - 1.0).max(0.0)) / 1e9,
-                (t_a + removed * (1.0 - lo).max(0.0)) / 1e9,
-            )
+        // What compensation removed from the kernel, scaled by the ratios.
+        let range = context.map(|ratios| {
+            let (shorter, longer) = compensate::context_range(ratios, (t_m - t_a).max(0.0));
+            ((t_a - shorter) / 1e9, (t_a + longer) / 1e9)
         });
         self.kernels.push(Kernel {
             name: name.to_string(),
@@ -430,8 +430,7 @@ impl Ctx {
                 }
                 block = block * 2 / 3;
             };
-            let comp_dir = compensate_dir(&dir, &mut self.timing)?;
-            self.context = context_ratios(&dir);
+            let (comp_dir, context) = compensate_dir(&dir, &mut self.timing)?;
             let (_, comp) = kernel_spans(&comp_dir)?;
             let t = even(&both);
             let events =
@@ -445,6 +444,7 @@ impl Ctx {
                 &odd(&both),
                 &odd(&comp),
                 events,
+                context,
             )
             .block = Some(block);
             if !self.quick {
@@ -476,8 +476,8 @@ impl Ctx {
         let raw = spans(&level_run("raw")?, "kernel:")?;
         let full_dir = level_run("full")?;
         let full = spans(&full_dir, "kernel:")?;
-        let comp = spans(&compensate_dir(&full_dir, &mut self.timing)?, "kernel:")?;
-        self.context = context_ratios(&full_dir);
+        let (comp_dir, context) = compensate_dir(&full_dir, &mut self.timing)?;
+        let comp = spans(&comp_dir, "kernel:")?;
         let events = probe_events(&full_dir);
         for (name, t) in &raw {
             let (Some(t_m), Some(t_a)) = (full.get(name), comp.get(name)) else {
@@ -485,7 +485,9 @@ impl Ctx {
             };
             let per = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
             let short = name.trim_start_matches("kernel:");
-            self.add("threads", short, "parallel", threads, t, t_m, t_a, per);
+            self.add(
+                "threads", short, "parallel", threads, t, t_m, t_a, per, context,
+            );
         }
         Ok(())
     }
@@ -538,8 +540,8 @@ impl Ctx {
         self.trace_env(&mut c, &dir);
         run_ok(&mut c, "mpirun accuracy --level full")?;
         let full = spans(&dir, "kernel:")?;
-        let comp = spans(&compensate_dir(&dir, &mut self.timing)?, "kernel:")?;
-        self.context = context_ratios(&dir);
+        let (comp_dir, context) = compensate_dir(&dir, &mut self.timing)?;
+        let comp = spans(&comp_dir, "kernel:")?;
         let events = probe_events(&dir);
         for (name, t) in &raw {
             let region = format!("kernel:{name}");
@@ -547,7 +549,7 @@ impl Ctx {
                 continue;
             };
             let per = events.get(&region).copied().unwrap_or(0) / self.reps.max(1) as u64;
-            self.add("mpi", name, "parallel", ranks, t, t_m, t_a, per);
+            self.add("mpi", name, "parallel", ranks, t, t_m, t_a, per, context);
         }
         Ok(())
     }
@@ -633,7 +635,6 @@ pub fn main(a: &Args) -> Result<(), String> {
         clock: a.clock.clone(),
         livermore_kernels: a.kernels.clone(),
         timing: Vec::new(),
-        context: None,
         kernels: Vec::new(),
     };
     let mut problems = Vec::new();

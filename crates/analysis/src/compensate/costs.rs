@@ -44,6 +44,13 @@ pub struct Phase {
 }
 
 impl Costs {
+    /// How much shorter and how much longer a time from which `removed_ns`
+    /// of probe cost was taken would be if those probes had cost what a
+    /// pair costs in the dearest and in the cheapest context
+    /// ([`Costs::context`]); `None` without that measurement.
+    pub fn context_range(&self, removed_ns: f64) -> Option<(f64, f64)> {
+        self.context.map(|ratios| context_range(ratios, removed_ns))
+    }
     /// The same cost for every probe.
     pub fn uniform(ns: f64) -> Costs {
         Costs::per_kind(ns, ns, ns)
@@ -171,4 +178,12 @@ impl Costs {
             _ => ph.event_ns,
         }
     }
+}
+
+/// [`Costs::context_range`] for the context ratios `(lo, hi)`.
+pub fn context_range((lo, hi): (f64, f64), removed_ns: f64) -> (f64, f64) {
+    (
+        removed_ns * (hi - 1.0).max(0.0),
+        removed_ns * (1.0 - lo).max(0.0),
+    )
 }

@@ -25,7 +25,7 @@ use parallax_model::defs::Def;
 use parallax_model::experiment::{self, EventWriter, Experiment};
 use parallax_model::{Error, ErrorKind};
 
-pub use costs::Costs;
+pub use costs::{context_range, Costs};
 pub use pass::LocStats;
 
 use crate::executor::Executor;

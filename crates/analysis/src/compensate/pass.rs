@@ -218,9 +218,13 @@ impl<'a> LocPass<'a> {
         if let Some(w) = self.writer {
             w.finish()?;
         }
+        let mut stats = self.stats;
+        if stats.probe_ns > 0.0 {
+            stats.context_ns = self.costs.context_range(stats.probe_ns);
+        }
         let mut tree = self.tree;
         tree.seen(self.last_tick);
-        Ok((tree.finish(), self.stats))
+        Ok((tree.finish(), stats))
     }
 
     /// Works out what event `e` waits for and posts.
@@ -408,11 +412,6 @@ impl<'a> LocPass<'a> {
             } else if palpha > 0.0 {
                 self.stats.probe_ns += palpha;
                 self.stats.uncertainty_ns += self.costs.sd_ns;
-                if let Some((lo, hi)) = self.costs.context {
-                    let (shorter, longer) = self.stats.context_ns.get_or_insert((0.0, 0.0));
-                    *shorter += palpha * (hi - 1.0).max(0.0);
-                    *longer += palpha * (1.0 - lo).max(0.0);
-                }
             }
         }
         self.emit(e, ta);

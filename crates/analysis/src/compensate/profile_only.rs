@@ -39,10 +39,7 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
                     last: Some((root_ns + removed / ticks_per_ns, root_ns)),
                     probe_ns: removed / ticks_per_ns,
                     uncertainty_ns: 2.0 * visits as f64 * c.sd_ns,
-                    context_ns: c.context.map(|(lo, hi)| {
-                        let p = removed / ticks_per_ns;
-                        (p * (hi - 1.0).max(0.0), p * (1.0 - lo).max(0.0))
-                    }),
+                    context_ns: c.context_range(removed / ticks_per_ns),
                     ..LocStats::default()
                 },
             });
