@@ -219,12 +219,14 @@ pub struct Barrier {
 /// Barriers made so far: a barrier's generation.
 static BARRIERS: AtomicU64 = AtomicU64::new(0);
 
-/// The group id of a barrier at `address`, made as the process's
-/// `generation`-th: the address with the generation in the 16 bits above
-/// any user-space address. Collectives pair by counting along each thread
-/// on a group id, so two barriers that lived at the same address one after
-/// the other (a barrier made per phase or per call) must not share one.
-pub fn barrier_id(address: u64, generation: u64) -> u64 {
+/// A new group id for a barrier at `address` (Rust's or a C program's):
+/// the address with the barrier's generation, counted over the process,
+/// in the 16 bits above any user-space address. Collectives pair by
+/// counting along each thread on a group id, so two barriers that lived at
+/// the same address one after the other (a barrier made per phase or per
+/// call) must not share one.
+pub fn barrier_id(address: u64) -> u64 {
+    let generation = BARRIERS.fetch_add(1, Ordering::Relaxed) + 1;
     (address & ((1 << 48) - 1)) | (generation & 0xffff) << 48
 }
 
@@ -240,9 +242,7 @@ impl Barrier {
 
     /// The group id, fixed at the first wait (the barrier may move before).
     fn id(&self) -> u64 {
-        *self
-            .id
-            .get_or_init(|| barrier_id(id_of(self), BARRIERS.fetch_add(1, Ordering::Relaxed) + 1))
+        *self.id.get_or_init(|| barrier_id(id_of(self)))
     }
 
     /// Waits for all threads; true for one of them (the leader).

@@ -345,7 +345,6 @@ static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 static THREADS: Mutex<BTreeMap<u64, u64>> = Mutex::new(BTreeMap::new());
 /// By address: each initialized barrier's size and group id.
 static BARRIERS: Mutex<BTreeMap<u64, (u32, u64)>> = Mutex::new(BTreeMap::new());
-static BARRIER_GENERATION: AtomicU64 = AtomicU64::new(1);
 
 /// See `shim/pxl.h`.
 #[no_mangle]
@@ -376,11 +375,10 @@ pub extern "C" fn parallax_pl_thread_joined(tid: u64) -> u64 {
 /// new group (see `parallax::sync::barrier_id`).
 #[no_mangle]
 pub extern "C" fn parallax_pl_barrier_init(barrier: u64, count: u32) {
-    let generation = BARRIER_GENERATION.fetch_add(1, Relaxed);
-    BARRIERS.lock().unwrap_or_else(|e| e.into_inner()).insert(
-        barrier,
-        (count, parallax::sync::barrier_id(barrier, generation)),
-    );
+    BARRIERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(barrier, (count, parallax::sync::barrier_id(barrier)));
 }
 
 /// See `shim/pxl.h`.
