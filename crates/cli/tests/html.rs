@@ -255,6 +255,20 @@ fn demo_report_views_work_in_chromium() {
         "zoomed in: {span} of {before}"
     );
     assert_eq!(text(&mut b, "pxState.timelines[0].mode"), "visits");
+    // The middle half of the measured run: the two runs shown are separate
+    // demo runs, and the longer may be the second, whose middle can fall
+    // after the first's end.
+    let n1 = drawn(&mut b);
+    b.eval(
+        "(() => { const t = pxState.timelines[0]; t.setView(t.t.span / 4, 3 * t.t.span / 4); })()",
+    )
+    .unwrap();
+    b.wait_for(
+        &format!("pxState.timelines[0].drawn > {n1}"),
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    assert_eq!(text(&mut b, "pxState.timelines[0].mode"), "visits");
     let (x, y, w, _) = canvas_box(&mut b, "#view-timeline canvas");
     // Second row (a worker), in the middle of the view.
     let row_y = b.eval("(() => { const L = pxState.timelines[0].rowsLayout(); return L.top + 1.5 * L.rowH; })()").unwrap().as_f64().unwrap();
