@@ -262,9 +262,7 @@ fn start(config: Config) -> Result<u8, InitError> {
         });
     }
     let calibration = if config.calibrate {
-        let mut c = calibrate::measure(config.mode, 40);
-        c.extend(calibrate::measure_context(config.mode));
-        c
+        calibrate::measure(config.mode, 40)
     } else {
         // Without calibration, still learn the tick rate over 2 ms.
         let until = clock::mono_ns() + 2_000_000;
@@ -610,12 +608,13 @@ pub fn finish() -> Option<PathBuf> {
     let out = guard.take().map(|r| {
         // The probes' cost again: the machine's speed may have changed since
         // start-up, and compensation charges each event the costs of the
-        // calibration nearest to it in time.
+        // calibration nearest to it in time. Then their cost in context,
+        // here rather than at start-up, where it would delay the program.
         let mut defs: Vec<Def> = if r.config.calibrate {
-            calibrate::measure(r.config.mode, 40)
-                .iter()
-                .map(|c| c.to_def())
-                .collect()
+            let mode = r.config.mode;
+            let mut cal = calibrate::measure(mode, 40);
+            cal.extend(calibrate::measure_context(mode));
+            cal.iter().map(|c| c.to_def()).collect()
         } else {
             Vec::new()
         };

@@ -189,7 +189,7 @@ fn recorded_exactly(env: &[(&str, &str)]) {
     );
     // Calibration was recorded for every probe kind (those of the C entry
     // points only where the interposition library is loaded), at the start
-    // and at the end; the pair in context once, at the start, the least
+    // and at the end; the pair in context once, at the end, the least
     // cost no more than the greatest.
     for probe in Probe::ALL {
         let cs: Vec<_> = p.calibration.iter().filter(|c| c.probe == probe).collect();

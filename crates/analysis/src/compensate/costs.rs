@@ -137,14 +137,15 @@ impl Costs {
         }
         let over = |f: &dyn Fn(&Phase) -> f64| mean(&phases.iter().map(f).collect::<Vec<_>>());
         // The context ratios, against the register-preserving pair they
-        // timed, as calibrated in the first phase.
-        let (e, l) = phases[0].entry_ns[Entry::Preserving as usize];
+        // timed, as calibrated nearest to them in time.
         let ratio = |probe: Probe| {
-            p.calibration
+            let c = p
+                .calibration
                 .iter()
-                .find(|c| c.probe == probe && c.mode == mode)
-                .map(|c| c.mean_ns / (e + l))
-                .filter(|r| r.is_finite())
+                .find(|c| c.probe == probe && c.mode == mode)?;
+            let phase = phases.iter().rev().find(|ph| ph.from_tick <= c.tick)?;
+            let (e, l) = phase.entry_ns[Entry::Preserving as usize];
+            Some(c.mean_ns / (e + l)).filter(|r| r.is_finite())
         };
         let context = ratio(Probe::PairInContextMin).zip(ratio(Probe::PairInContextMax));
         Some(Costs {
