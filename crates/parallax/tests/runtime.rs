@@ -14,8 +14,11 @@ const SCENARIO: &str = "PARALLAX_TEST_SCENARIO";
 /// Runs `scenario` in a child process with measurement configured by `env`;
 /// returns its exit status and experiment directory.
 fn run(scenario: &str, mode: &str, env: &[(&str, &str)]) -> (ExitStatus, PathBuf, String) {
+    // One directory per call: tests running the same scenario run at once.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
-        "parallax-rt-{scenario}-{mode}-{}",
+        "parallax-rt-{scenario}-{mode}-{}-{n}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
