@@ -58,9 +58,10 @@ static __attribute__((noinline)) uint64_t grain(uint64_t x, unsigned steps) {
     return x;
 }
 
-/* Grain steps of a body: some tens of ns, of the order of a probe pair. */
-#define STEPS 16
-#define BLOCK 16
+/* Grain steps of a body: about as long as a fenced probe pair. Bodies
+ * chain on the previous body's result (see workloads/src/parallel/kernels.rs). */
+#define STEPS 40
+#define BLOCK 64
 
 static int rank, nranks, full;
 
@@ -79,7 +80,7 @@ static uint64_t k_barrier(struct size s, uint64_t *bodies) {
     uint64_t acc = 0;
     for (long ph = 0; ph < s.passes; ph++) {
         for (long i = 0; i < s.n; i++)
-            BODY("barrier body", acc += grain(mix((uint64_t)((ph * nranks + rank) * s.n + i)), STEPS));
+            BODY("barrier body", acc = grain(acc ^ mix((uint64_t)((ph * nranks + rank) * s.n + i)), STEPS));
         MPI_Barrier(MPI_COMM_WORLD);
     }
     *bodies = (uint64_t)(s.passes * s.n * nranks);
@@ -91,7 +92,7 @@ static uint64_t k_forkjoin(struct size s, uint64_t *bodies) {
     for (long round = 0; round < s.passes; round++) {
         uint64_t acc = 0, sum = 0;
         for (long i = 0; i < (rank + 1) * s.n; i++)
-            BODY("forkjoin body", acc += grain(mix((uint64_t)((round * nranks + rank) * s.n * nranks + i)), STEPS));
+            BODY("forkjoin body", acc = grain(acc ^ mix((uint64_t)((round * nranks + rank) * s.n * nranks + i)), STEPS));
         MPI_Allreduce(&acc, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         total += sum;
     }

@@ -536,7 +536,9 @@ fn pair_object(
     let min_b = waits.iter().map(|w| w.1).fold(f64::INFINITY, f64::min);
     let (mut latency, mut own) = (f64::INFINITY, [f64::INFINITY; 3]);
     for &(a, b, probe) in &waits {
-        if a - min_a <= b - min_b {
+        // A wait with no start (a thread's first event) is decided by its
+        // post.
+        if b.is_infinite() || a - min_a <= b - min_b {
             latency = latency.min(a);
         } else {
             let o = &mut own[probe as usize];

@@ -109,6 +109,12 @@ pub struct Machine {
     pub thread: f64,
     /// From a post, advance or thread end to the waiter's wake-up.
     pub wake: f64,
+    /// More start-up delay for every second thread created: the time it
+    /// waits for a core that another thread holds.
+    pub queued: f64,
+    /// More wake-up delay for every second semaphore wait and await that
+    /// sleeps: the time the woken thread waits for a core.
+    pub slow_wake: f64,
 }
 
 impl Machine {
@@ -123,6 +129,8 @@ impl Machine {
             handoff: 120.0,
             thread: 20_000.0,
             wake: 1_500.0,
+            queued: 0.0,
+            slow_wake: 0.0,
         }
     }
 }
@@ -174,6 +182,10 @@ struct Sim<'a> {
     /// Threads: when each child may start (once spawned), when it ended.
     start: Vec<Option<f64>>,
     ended: Vec<Option<f64>>,
+    /// Threads created so far.
+    spawned: u64,
+    /// Semaphore waits and awaits that slept so far.
+    woken: u64,
     /// Semaphores: posts not yet taken (availability), waiting requests.
     sems: HashMap<u64, (VecDeque<f64>, VecDeque<usize>)>,
     /// Synchronization variables: advances (index, time) in order.
@@ -201,8 +213,25 @@ impl<'a> Sim<'a> {
                 })
                 .collect(),
             ended: vec![None; n],
+            spawned: 0,
+            woken: 0,
             sems: HashMap::new(),
             vars: HashMap::new(),
+        }
+    }
+
+    /// The wake-up delay of a semaphore wait or await that would complete
+    /// at `own` by itself and whose post came at `posted`: every second
+    /// one that sleeps wakes late.
+    fn wake(&mut self, own: f64, posted: f64) -> f64 {
+        if posted + self.m.wake <= own {
+            return self.m.wake;
+        }
+        self.woken += 1;
+        if self.woken % 2 == 0 {
+            self.m.wake + self.m.slow_wake
+        } else {
+            self.m.wake
         }
     }
 
@@ -421,7 +450,13 @@ impl<'a> Sim<'a> {
                         token: c as u64 + 1,
                     },
                 );
-                let at = self.t[i] + self.m.thread;
+                self.spawned += 1;
+                let queued = if self.spawned % 2 == 0 {
+                    self.m.queued
+                } else {
+                    0.0
+                };
+                let at = self.t[i] + self.m.thread + queued;
                 if let Some(s) = self.start.get_mut(c as usize) {
                     *s = Some(at);
                     self.t[c as usize] = at;
@@ -492,7 +527,8 @@ impl<'a> Sim<'a> {
                 let s = self.sems.get_mut(&id).expect("waited");
                 let posted = s.0.pop_front().unwrap_or(0.0);
                 s.1.pop_front();
-                self.t[i] = (self.t[i] + self.m.lock).max(posted + self.m.wake);
+                let own = self.t[i] + self.m.lock;
+                self.t[i] = own.max(posted + self.wake(own, posted));
                 self.record(i, EventKind::SemAcquired { sem: id });
                 self.record(i, EventKind::Leave { region: 0 });
             }
@@ -522,7 +558,8 @@ impl<'a> Sim<'a> {
                     .iter()
                     .find(|a| a.0 >= index)
                     .map_or(self.t[i], |a| a.1);
-                self.t[i] = (self.t[i] + self.m.lock).max(at + self.m.wake);
+                let own = self.t[i] + self.m.lock;
+                self.t[i] = own.max(at + self.wake(own, at));
                 self.record(i, EventKind::AwaitDone { var, index });
                 self.record(i, EventKind::Leave { region: 0 });
             }

@@ -283,6 +283,54 @@ fn fork_join_is_recovered_exactly() {
     check("forkjoin", &forkjoin());
 }
 
+/// Compensates `p` measured on `measured` (probes and all) and returns
+/// the largest difference from the probe-free run, before and after.
+fn against_truth(name: &str, p: &Program, measured: &Machine) -> (f64, f64, String) {
+    let truth = synth::simulate(p, &Machine::with_alpha(0.0, 0.0, 0.0));
+    let trace = synth::simulate(p, measured);
+    let dir = tmp(name);
+    let mdir = dir.join("measured");
+    std::fs::create_dir_all(&mdir).unwrap();
+    synth::write(&mdir, p, &trace, ALPHA).unwrap();
+    let exp = Experiment::open(&mdir).unwrap();
+    let cdir = dir.join("compensated");
+    compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+    let (before, _) = max_error(&truth, &read(&mdir));
+    let (after, at) = max_error(&truth, &read(&cdir));
+    (before, after, at)
+}
+
+#[test]
+fn a_thread_waiting_for_a_core_starts_after_the_least_delay() {
+    // Every second thread created waits 40 µs for a core in the measured
+    // run (another thread's probes held it), not in the probe-free one.
+    let loaded = Machine {
+        queued: 40_000.0,
+        ..Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2])
+    };
+    let (before, after, at) = against_truth("queued", &forkjoin(), &loaded);
+    assert!(before > 40_000.0, "the queued starts perturb ({before} ns)");
+    assert!(after <= 2.0, "worst {after} ns at {at}");
+}
+
+#[test]
+fn a_waiter_woken_late_wakes_after_the_least_delay() {
+    // Every second semaphore wait and await wakes 30 µs late in the
+    // measured run only.
+    let loaded = Machine {
+        slow_wake: 30_000.0,
+        ..Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2])
+    };
+    for (name, p) in [("slow-sem", semaphores()), ("slow-await", doacross())] {
+        let (before, after, at) = against_truth(name, &p, &loaded);
+        assert!(
+            before > 30_000.0,
+            "{name}: late wake-ups perturb ({before} ns)"
+        );
+        assert!(after <= 2.0, "{name}: worst {after} ns at {at}");
+    }
+}
+
 #[test]
 fn semaphore_waits_are_recovered_exactly() {
     check("semaphores", &semaphores());

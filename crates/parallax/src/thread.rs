@@ -67,6 +67,18 @@ const PROFILE: u8 = 2;
 const TSC: u8 = 4;
 const FENCED: u8 = 8;
 
+/// With a fenced clock, a probe starts after the code before it has
+/// finished and ends before the code after it starts: none of its work
+/// hides in the stalls of a latency-bound loop around it, so it costs
+/// there what calibration measures (a fence around the clock read alone
+/// left the rest of the probe to overlap the program).
+#[inline(always)]
+fn fence(mode: u8) {
+    if mode & FENCED != 0 {
+        clock::order();
+    }
+}
+
 /// The `TSC` and `FENCED` bits of the clock in use.
 fn clock_bits() -> u8 {
     let tsc = clock::source() == parallax_model::defs::ClockSource::Tsc;
@@ -155,8 +167,9 @@ impl ThreadState {
 
     #[inline(always)]
     pub(crate) fn enter(&mut self, region: RegionId) {
-        let p = self.room();
         let m = self.mode;
+        fence(m);
+        let p = self.room();
         let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
         if m & TRACE != 0 {
             // Safety: `room` left at least RESERVE bytes after `p`.
@@ -167,12 +180,14 @@ impl ThreadState {
         if m & PROFILE != 0 {
             self.profile.enter(region, t);
         }
+        fence(m);
     }
 
     #[inline(always)]
     pub(crate) fn leave(&mut self) {
-        let p = self.room();
         let m = self.mode;
+        fence(m);
+        let p = self.room();
         let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
         if m & TRACE != 0 {
             // Safety: as in `enter`.
@@ -183,6 +198,7 @@ impl ThreadState {
         if m & PROFILE != 0 {
             self.profile.leave(t);
         }
+        fence(m);
     }
 
     /// Records an event other than enter/leave (those keep the profile too).
@@ -190,6 +206,7 @@ impl ThreadState {
     pub(crate) fn event(&mut self, kind: &EventKind) {
         let m = self.mode;
         if m & TRACE != 0 {
+            fence(m);
             let p = self.room();
             let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
             // Safety: as in `enter`.
@@ -197,6 +214,7 @@ impl ThreadState {
             self.pos.store(p, Release);
             self.last = t;
             self.tally.count(kind);
+            fence(m);
         }
     }
 

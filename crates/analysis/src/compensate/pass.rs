@@ -450,8 +450,12 @@ impl<'a> LocPass<'a> {
         }
         if self.prev.is_none() {
             // A location that starts on its partner's post (a thread on
-            // its create): the measured start-up delay stays.
-            return p.ta + (tm - p.tm - basis_alpha).max(0.0);
+            // its create) starts after the least start-up delay seen: the
+            // operating system's own. A longer one is time waiting for a
+            // core, which the probes kept busy (a thread created while
+            // another one ran its probes found no free core until that
+            // one ended).
+            return p.ta + (tm - p.tm - basis_alpha).max(0.0).min(latency_least);
         }
         // The measured completion is the later of two bounds: the
         // operation's own cost after the previous event, and the delay
@@ -472,11 +476,19 @@ impl<'a> LocPass<'a> {
         // instance took: the measurement shows it possible.
         let floor = latency_least.min(latency.max(0.0));
         let ta = if waited {
-            // This instance's delay after the post (a sleeping waiter's
-            // wake-up) holds only if the waiter still waits for the post in
-            // the approximation; if the post now comes first, the waiter
-            // finds it there after the least delay seen.
-            let delay = if p.ta <= pta { floor } else { latency.max(0.0) };
+            // A waiter on a shared object wakes after the least delay
+            // seen: beyond the operating system's wake-up, a thread woken
+            // in the measured run waited for a core that probes kept busy,
+            // or woke from a deeper sleep after a wait that probes made
+            // longer. A message's or a collective's delay after its post
+            // holds its transfer, which grows with the data, so it stays
+            // while the waiter still waits for the post; if the post now
+            // comes first, the waiter finds it there after the least delay.
+            let delay = if class >= Class::Object(Object::Lock).index() || p.ta <= pta {
+                floor
+            } else {
+                latency.max(0.0)
+            };
             (pta + own_least).max(p.ta + delay)
         } else {
             local.max(p.ta + floor)
