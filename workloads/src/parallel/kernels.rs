@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
-use super::prims::{spawn, Barrier, Flags, Lock, Sem};
+use super::prims::{spawn, Barrier, Flags, Line, Lock, Sem};
 use super::{Level, Run};
 
 /// The timed part of a kernel; returns the checksum.
@@ -260,8 +260,8 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
         let mut sum = 0u64;
         for (pass, flags) in flags.into_iter().enumerate() {
             let next = Arc::new(AtomicUsize::new(0));
-            let a: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
-            let c: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+            let a: Arc<Vec<Line<AtomicU64>>> = Arc::new((0..n).map(|_| Line::default()).collect());
+            let c: Arc<Vec<Line<AtomicU64>>> = Arc::new((0..n).map(|_| Line::default()).collect());
             let handles: Vec<_> = (0..p)
                 .map(|_| {
                     let (next, flags, a, c) = (next.clone(), flags.clone(), a.clone(), c.clone());

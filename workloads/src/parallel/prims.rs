@@ -9,6 +9,20 @@ use std::sync::{Condvar, Mutex};
 
 use super::Level;
 
+/// A value alone on its cache line: iterations that different threads run
+/// at once then share no line (false sharing would make a body's loads
+/// depend on where the other threads are, which the probes change).
+#[repr(align(64))]
+#[derive(Default)]
+pub(crate) struct Line<T>(pub(crate) T);
+
+impl<T> std::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// A mutex holding a `T`.
 pub(crate) enum Lock<T> {
     Plain(Mutex<T>),
@@ -74,17 +88,19 @@ impl Barrier {
 /// self-scheduling, iteration i+1 can advance before iteration i, and an
 /// await of i would then pass before i advanced.
 pub(crate) enum Flags {
-    Plain(Vec<AtomicU64>),
-    Measured(Vec<parallax::sync::SyncVar>),
+    Plain(Vec<Line<AtomicU64>>),
+    Measured(Vec<Line<parallax::sync::SyncVar>>),
 }
 
 impl Flags {
     pub(crate) fn new(level: Level, n: usize) -> Flags {
         match level {
-            Level::Raw => Flags::Plain((0..n).map(|_| AtomicU64::new(0)).collect()),
-            Level::Full => {
-                Flags::Measured((0..n).map(|_| parallax::sync::SyncVar::new()).collect())
-            }
+            Level::Raw => Flags::Plain((0..n).map(|_| Line::default()).collect()),
+            Level::Full => Flags::Measured(
+                (0..n)
+                    .map(|_| Line(parallax::sync::SyncVar::new()))
+                    .collect(),
+            ),
         }
     }
 
