@@ -19,8 +19,8 @@ pub struct Args {
     /// Batches of 256 probes measured per probe kind and mode.
     #[arg(long, default_value_t = 200)]
     pub batches: usize,
-    /// Probes that read the clock between load fences, as a measurement
-    /// with PARALLAX_CLOCK=tsc-fenced does.
+    /// Fenced probes (each between load fences, its clock read between two
+    /// more), as a measurement with PARALLAX_CLOCK=tsc-fenced makes them.
     #[arg(long)]
     pub fenced: bool,
 }

@@ -108,7 +108,7 @@ pub(crate) fn select(tsc: bool, fenced: bool) {
     FENCED.store(fenced, Relaxed);
 }
 
-/// Whether probes read the clock between load fences (`PARALLAX_CLOCK=tsc-fenced`).
+/// Whether probes are fenced (`PARALLAX_CLOCK=tsc-fenced`).
 pub fn fenced() -> bool {
     FENCED.load(Relaxed)
 }

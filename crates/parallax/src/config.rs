@@ -32,11 +32,11 @@ pub use parallax_model::defs::Mode;
 pub enum ClockChoice {
     /// The invariant TSC where the CPU has one, else CLOCK_MONOTONIC.
     Auto,
-    /// As `Auto`, each read between two load fences: a probe then neither
-    /// runs beside the code before it nor lets the code after it start
-    /// early, so that its cost depends less on the code around it and
-    /// stays closer to what calibration measures (for perturbation
-    /// compensation), at about twice the cost.
+    /// As `Auto`, each probe between load fences, and its clock read
+    /// between two more: a probe then runs beside neither the code before
+    /// it nor the code after it, so that its cost depends less on the code
+    /// around it and stays closer to what calibration measures (for
+    /// perturbation compensation), at about twice the cost.
     Fenced,
     /// CLOCK_MONOTONIC.
     Monotonic,
