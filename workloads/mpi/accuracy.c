@@ -193,6 +193,8 @@ static double run(struct kernel *k, struct size s, int timed, uint64_t *checksum
                   uint64_t *bodies) {
     if (k->run == k_reduce)
         reduce_data(s.n);
+    if (full)
+        px_calibrate(); /* the probes' cost as the machine is now */
     MPI_Barrier(MPI_COMM_WORLD);
     int in = rank == 0 && timed ? px_enter(&k->site) : 0;
     double t0 = MPI_Wtime();
