@@ -167,9 +167,11 @@ impl ThreadState {
 
     #[inline(always)]
     pub(crate) fn enter(&mut self, region: RegionId) {
-        let m = self.mode;
-        fence(m);
+        fence(self.mode);
+        // After the cold path, which may have reopened the state with new
+        // modes.
         let p = self.room();
+        let m = self.mode;
         let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
         if m & TRACE != 0 {
             // Safety: `room` left at least RESERVE bytes after `p`.
@@ -185,9 +187,11 @@ impl ThreadState {
 
     #[inline(always)]
     pub(crate) fn leave(&mut self) {
-        let m = self.mode;
-        fence(m);
+        fence(self.mode);
+        // After the cold path, which may have reopened the state with new
+        // modes.
         let p = self.room();
+        let m = self.mode;
         let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
         if m & TRACE != 0 {
             // Safety: as in `enter`.
@@ -204,10 +208,10 @@ impl ThreadState {
     /// Records an event other than enter/leave (those keep the profile too).
     #[inline(always)]
     pub(crate) fn event(&mut self, kind: &EventKind) {
-        let m = self.mode;
-        if m & TRACE != 0 {
-            fence(m);
+        if self.mode & TRACE != 0 {
+            fence(self.mode);
             let p = self.room();
+            let m = self.mode;
             let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
