@@ -12,10 +12,12 @@
  *             bodies, then sends to rank 1; rank r > 0 receives from r-1,
  *             does n bodies and sends to r+1; the last rank only receives;
  *   reduce    Livermore 3 on ranks: each rank's share of an inner product,
- *             n blocks of 16 elements, one body a block; the partial sums
+ *             n blocks of 64 elements, one body a block; the partial sums
  *             (fixed point, so that the order of addition does not matter)
  *             go to rank 0 with MPI_Reduce.
- * each `passes` times (phases, rounds, messages, sweeps).
+ * each `passes` times (phases, rounds, messages, sweeps). The bodies of
+ * barrier, forkjoin and pipeline chain on the previous body's result on
+ * the rank (see workloads/src/parallel/kernels.rs).
  *
  * Levels: raw, no probes of its own (run it without the interposition
  * library: the reference time T); full, a region of kind Loop around
@@ -58,8 +60,8 @@ static __attribute__((noinline)) uint64_t grain(uint64_t x, unsigned steps) {
     return x;
 }
 
-/* Grain steps of a body: about as long as a fenced probe pair. Bodies
- * chain on the previous body's result (see workloads/src/parallel/kernels.rs). */
+/* Grain steps of a body, and elements of a reduce block: a body about as
+ * long as a fenced probe pair. */
 #define STEPS 40
 #define BLOCK 64
 
