@@ -236,6 +236,9 @@ pub struct Pairing {
     /// By location: whether its writer's summary stood in for reading it
     /// (no synchronization on shared objects, collectives counted).
     pub summarized: Vec<bool>,
+    /// By process (index in the experiment): the most threads it created
+    /// that ran at once, from their first to their last event.
+    pub threads_at_once: Vec<u32>,
 }
 
 impl Pairing {
@@ -328,6 +331,7 @@ fn list_and_pair(
     }
     let mut objects: Vec<_> = by_object.into_iter().collect();
     objects.sort_unstable_by_key(|(k, _)| *k);
+    out.threads_at_once = threads_at_once(locs, &objects);
     for ((object, id), mut recs) in objects {
         // Producers first at equal times: a release recorded in the same
         // tick as the next acquisition came before it.
@@ -358,6 +362,37 @@ fn list_and_pair(
         }
     }
     out
+}
+
+/// By process, the most created threads alive at once: each from its
+/// start (the wait on its creation) to its end (the post its join waits
+/// for).
+fn threads_at_once(locs: &[Loc], objects: &[((Object, u64), Vec<Rec>)]) -> Vec<u32> {
+    let processes = locs.iter().map(|l| l.process + 1).max().unwrap_or(0);
+    let mut changes: Vec<(usize, f64, i32)> = Vec::new();
+    for ((object, _), recs) in objects {
+        for r in recs {
+            let step = match (object, r.role) {
+                (Object::ThreadStart, Role::Consumer(_)) => 1,
+                (Object::ThreadEnd, Role::Producer) => -1,
+                _ => continue,
+            };
+            changes.push((locs[r.loc].process, r.t, step));
+        }
+    }
+    // Ends before starts at equal times.
+    changes.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut most = vec![0u32; processes];
+    let mut alive = 0i64;
+    let mut current = usize::MAX;
+    for (p, _, step) in changes {
+        if p != current {
+            (current, alive) = (p, 0);
+        }
+        alive += step as i64;
+        most[p] = most[p].max(alive.max(0) as u32);
+    }
+    most
 }
 
 /// Each consumer's producer as (location, event number), by the consumer's

@@ -591,6 +591,17 @@ impl<'a> Sim<'a> {
 /// exist), recording `alpha` as the probes' calibration. Locations are
 /// ranks, or threads of rank 0 if the program says so.
 pub fn write(dir: &Path, p: &Program, t: &Trace, alpha: [f64; 3]) -> Result<(), Error> {
+    write_with(dir, p, t, alpha, &[])
+}
+
+/// As [`write`], each process also recording `properties` (key, value).
+pub fn write_with(
+    dir: &Path,
+    p: &Program,
+    t: &Trace,
+    alpha: [f64; 3],
+    properties: &[(&str, &str)],
+) -> Result<(), Error> {
     let ranks: Vec<(u32, Vec<u32>)> = if p.threads {
         vec![(0, (0..t.len() as u32).collect())]
     } else {
@@ -635,6 +646,12 @@ pub fn write(dir: &Path, p: &Program, t: &Trace, alpha: [f64; 3]) -> Result<(), 
                 unix_ns: 1_700_000_000_000_000_000 + end + 1,
             },
         ];
+        for (key, value) in properties {
+            defs.push(Def::Property {
+                key: key.to_string(),
+                value: value.to_string(),
+            });
+        }
         for (probe, a) in [
             (Probe::Enter, alpha[0]),
             (Probe::Leave, alpha[1]),

@@ -253,6 +253,14 @@ fn start(config: Config) -> Result<u8, InitError> {
             unix_ns: clock::unix_ns(),
         },
     ];
+    // The cores the process may run on: compensation needs to know whether
+    // its threads outnumbered them.
+    if let Ok(n) = std::thread::available_parallelism() {
+        defs.push(Def::Property {
+            key: "cpus".into(),
+            value: n.to_string(),
+        });
+    }
     if parent.is_some() {
         // Safety: getppid has no preconditions.
         let ppid = unsafe { libc::getppid() };

@@ -175,6 +175,7 @@ pub fn compensate(
     let t0 = exp.t0_ns();
     let mine = exec.share(&locs);
     let mut pairing = pairing::pair(&locs, t0, exec);
+    let crowded = crowded(exp, &pairing);
     // Liberal: grant locks in the order of their approximated requests,
     // replaying again until that order no longer changes.
     let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
@@ -182,7 +183,7 @@ pub fn compensate(
     let (finished, outcome) = loop {
         round += 1;
         let (finished, outcome, requests) =
-            replay_once(&locs, &mine, &pairing, &costs, out, opts, exec)?;
+            replay_once(&locs, &mine, &pairing, &costs, &crowded, out, opts, exec)?;
         if round >= rounds {
             break (finished, outcome);
         }
@@ -228,6 +229,25 @@ pub fn compensate(
     Ok(summarize(locations, outcome, warnings, &costs, exp))
 }
 
+/// By process: whether the threads it created outnumbered its cores at
+/// some time (the `cpus` it recorded), so that its threads waited for
+/// cores in a run without probes too.
+fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<bool> {
+    exp.processes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let cpus = p
+                .properties
+                .iter()
+                .find(|(k, _)| k == "cpus")
+                .and_then(|(_, v)| v.parse::<u32>().ok());
+            let threads = pairing.threads_at_once.get(i).copied().unwrap_or(0);
+            cpus.is_some_and(|c| threads > c)
+        })
+        .collect()
+}
+
 /// Replays at most this many times in liberal mode: each replay settles
 /// the grant order at least one hand-off further along a chain of
 /// contended hand-offs.
@@ -238,11 +258,13 @@ type Finished = Vec<(parallax_model::profile::CallTree, LocStats)>;
 /// One replay of the locations `mine` with `pairing`, writing their events
 /// into `out`; returns what each pass found, the replay's outcome and the
 /// lock requests' approximated times.
+#[allow(clippy::too_many_arguments)]
 fn replay_once(
     locs: &[trace::Loc],
     mine: &crate::executor::Share,
     pairing: &pairing::Pairing,
     costs: &[Costs],
+    crowded: &[bool],
     out: &Path,
     opts: &Options,
     exec: Executor,
@@ -259,6 +281,7 @@ fn replay_once(
             i,
             pairing,
             costs[loc.process].clone(),
+            crowded.get(loc.process).copied().unwrap_or(false),
             opts.convention,
             Some(w),
         )?);

@@ -150,6 +150,9 @@ pub struct LocPass<'a> {
     latency_min: [f64; CLASSES],
     /// Probe cost not yet removed, ns (see `settle`).
     debt: f64,
+    /// The process's threads outnumbered its cores: waiting for a core was
+    /// the program's own, so start-up and wake-up delays stay as measured.
+    crowded: bool,
     /// A thread's end is posted with the stream's last event: what follows
     /// it is the runtime's own teardown.
     end_post: Option<(Key, u32)>,
@@ -165,6 +168,7 @@ impl<'a> LocPass<'a> {
         index: usize,
         pairing: &'a Pairing,
         costs: Costs,
+        crowded: bool,
         convention: Convention,
         writer: Option<EventWriter>,
     ) -> Result<LocPass<'a>, parallax_model::Error> {
@@ -173,6 +177,7 @@ impl<'a> LocPass<'a> {
             loc,
             pairing,
             costs,
+            crowded,
             convention,
             events: Stream::open(loc)?,
             sync_next: 0,
@@ -454,8 +459,14 @@ impl<'a> LocPass<'a> {
             // operating system's own. A longer one is time waiting for a
             // core, which the probes kept busy (a thread created while
             // another one ran its probes found no free core until that
-            // one ended).
-            return p.ta + (tm - p.tm - basis_alpha).max(0.0).min(latency_least);
+            // one ended), unless the threads outnumbered the cores.
+            let delay = (tm - p.tm - basis_alpha).max(0.0);
+            return p.ta
+                + if self.crowded {
+                    delay
+                } else {
+                    delay.min(latency_least)
+                };
         }
         // The measured completion is the later of two bounds: the
         // operation's own cost after the previous event, and the delay
@@ -480,11 +491,14 @@ impl<'a> LocPass<'a> {
             // seen: beyond the operating system's wake-up, a thread woken
             // in the measured run waited for a core that probes kept busy,
             // or woke from a deeper sleep after a wait that probes made
-            // longer. A message's or a collective's delay after its post
-            // holds its transfer, which grows with the data, so it stays
-            // while the waiter still waits for the post; if the post now
-            // comes first, the waiter finds it there after the least delay.
-            let delay = if class >= Class::Object(Object::Lock).index() || p.ta <= pta {
+            // longer (unless the threads outnumbered the cores: then the
+            // wait for a core was the program's own). A message's or a
+            // collective's delay after its post holds its transfer, which
+            // grows with the data, so it stays while the waiter still
+            // waits for the post; if the post now comes first, the waiter
+            // finds it there after the least delay.
+            let object = class >= Class::Object(Object::Lock).index();
+            let delay = if (object && !self.crowded) || p.ta <= pta {
                 floor
             } else {
                 latency.max(0.0)
