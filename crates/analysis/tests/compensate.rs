@@ -286,16 +286,18 @@ fn fork_join_is_recovered_exactly() {
 /// Compensates `p` measured on `measured` (probes and all) and returns
 /// the largest difference from the probe-free run, before and after.
 fn against_truth(name: &str, p: &Program, measured: &Machine) -> (f64, f64, String) {
-    against_truth_with(name, p, measured, &[])
+    let (before, after, at, _) = against_truth_with(name, p, measured, &[]);
+    (before, after, at)
 }
 
-/// As [`against_truth`], the process recording `properties`.
+/// As [`against_truth`], the process recording `properties`; also
+/// returns the compensation's summary.
 fn against_truth_with(
     name: &str,
     p: &Program,
     measured: &Machine,
     properties: &[(&str, &str)],
-) -> (f64, f64, String) {
+) -> (f64, f64, String, compensate::Summary) {
     let truth = synth::simulate(p, &Machine::with_alpha(0.0, 0.0, 0.0));
     let trace = synth::simulate(p, measured);
     let dir = tmp(name);
@@ -304,10 +306,10 @@ fn against_truth_with(
     synth::write_with(&mdir, p, &trace, ALPHA, properties).unwrap();
     let exp = Experiment::open(&mdir).unwrap();
     let cdir = dir.join("compensated");
-    compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+    let s = compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
     let (before, _) = max_error(&truth, &read(&mdir));
     let (after, at) = max_error(&truth, &read(&cdir));
-    (before, after, at)
+    (before, after, at, s)
 }
 
 #[test]
@@ -338,9 +340,18 @@ fn threads_that_outnumber_the_cores_keep_their_measured_delays() {
     for ops in p.locations.iter_mut().skip(1) {
         probes(ops, 20, 5_000.0);
     }
-    let (_, enough, _) = against_truth_with("cores-4", &p, &loaded, &[("cpus", "4")]);
+    let (_, enough, _, s) = against_truth_with("cores-4", &p, &loaded, &[("cpus", "4")]);
     assert!(enough <= 2.0, "4 cores: worst {enough} ns");
-    let (_, crowded, _) = against_truth_with("cores-2", &p, &loaded, &[("cpus", "2")]);
+    assert!(s.crowded.is_empty());
+    let (_, crowded, _, s) = against_truth_with("cores-2", &p, &loaded, &[("cpus", "2")]);
+    assert_eq!(
+        s.crowded,
+        [compensate::Crowded {
+            rank: 0,
+            threads: 3,
+            cpus: 2
+        }]
+    );
     assert!(
         crowded >= 40_000.0,
         "2 cores: the late starts stay ({crowded} ns off)"

@@ -201,6 +201,14 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
             s.forced
         );
     }
+    for c in &s.crowded {
+        let _ = writeln!(
+            t,
+            "Rank {} ran up to {} threads at once on {} cores: their start-up and wake-up \
+             delays were kept as measured (waiting for a core was the program's own).",
+            c.rank, c.threads, c.cpus
+        );
+    }
     for w in &s.warnings {
         let _ = writeln!(t, "warning: {w}");
     }
@@ -219,6 +227,11 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
         "forced": s.forced,
         "unclaimed": s.unclaimed,
         "warnings": s.warnings,
+        "crowded": s.crowded.iter().map(|c| json!({
+            "rank": c.rank,
+            "threads": c.threads,
+            "cpus": c.cpus,
+        })).collect::<Vec<_>>(),
         "locations": s.locations.iter().map(|l| {
             let st = &l.stats;
             json!({

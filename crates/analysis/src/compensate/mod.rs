@@ -113,6 +113,20 @@ pub struct Summary {
     pub unclaimed: usize,
     /// Problems met (damaged files, missing partners).
     pub warnings: Vec<String>,
+    /// Processes whose threads outnumbered their cores: their threads'
+    /// start-up and wake-up delays were kept as measured.
+    pub crowded: Vec<Crowded>,
+}
+
+/// A process whose threads outnumbered its cores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crowded {
+    /// Its rank.
+    pub rank: u32,
+    /// The most threads it created that were alive at once.
+    pub threads: u32,
+    /// The cores it could run on.
+    pub cpus: u32,
 }
 
 impl Summary {
@@ -175,15 +189,24 @@ pub fn compensate(
     let t0 = exp.t0_ns();
     let mine = exec.share(&locs);
     let mut pairing = pairing::pair(&locs, t0, exec);
-    let crowded = crowded(exp, &pairing);
+    let crowded: Vec<Option<Crowded>> = crowded(exp, &pairing);
+    let crowded_now: Vec<bool> = crowded.iter().map(Option::is_some).collect();
     // Liberal: grant locks in the order of their approximated requests,
     // replaying again until that order no longer changes.
     let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
     let mut round = 0;
     let (finished, outcome) = loop {
         round += 1;
-        let (finished, outcome, requests) =
-            replay_once(&locs, &mine, &pairing, &costs, &crowded, out, opts, exec)?;
+        let (finished, outcome, requests) = replay_once(
+            &locs,
+            &mine,
+            &pairing,
+            &costs,
+            &crowded_now,
+            out,
+            opts,
+            exec,
+        )?;
         if round >= rounds {
             break (finished, outcome);
         }
@@ -226,13 +249,15 @@ pub fn compensate(
             .fold(f64::INFINITY, f64::min);
         write_process(p, out, trees, first, opts)?;
     }
-    Ok(summarize(locations, outcome, warnings, &costs, exp))
+    let mut summary = summarize(locations, outcome, warnings, &costs, exp);
+    summary.crowded = crowded.into_iter().flatten().collect();
+    Ok(summary)
 }
 
 /// By process: whether the threads it created outnumbered its cores at
 /// some time (the `cpus` it recorded), so that its threads waited for
 /// cores in a run without probes too.
-fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<bool> {
+fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>> {
     exp.processes
         .iter()
         .enumerate()
@@ -241,9 +266,13 @@ fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<bool> {
                 .properties
                 .iter()
                 .find(|(k, _)| k == "cpus")
-                .and_then(|(_, v)| v.parse::<u32>().ok());
+                .and_then(|(_, v)| v.parse::<u32>().ok())?;
             let threads = pairing.threads_at_once.get(i).copied().unwrap_or(0);
-            cpus.is_some_and(|c| threads > c)
+            (threads > cpus).then_some(Crowded {
+                rank: p.rank,
+                threads,
+                cpus,
+            })
         })
         .collect()
 }
@@ -326,6 +355,7 @@ fn summarize(
         .map(|l| l.measured_ns() - l.stats.probe_ns - l.stats.flush_ns)
         .fold(0.0, f64::max);
     Summary {
+        crowded: Vec::new(),
         measured_ns: if measured_ns.is_finite() {
             measured_ns
         } else {

@@ -73,6 +73,7 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
         unclaimed: 0,
         warnings,
         locations,
+        crowded: Vec::new(),
     })
 }
 
