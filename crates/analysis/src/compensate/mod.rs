@@ -189,24 +189,15 @@ pub fn compensate(
     let t0 = exp.t0_ns();
     let mine = exec.share(&locs);
     let mut pairing = pairing::pair(&locs, t0, exec);
-    let crowded: Vec<Option<Crowded>> = crowded(exp, &pairing);
-    let crowded_now: Vec<bool> = crowded.iter().map(Option::is_some).collect();
+    let crowded = crowded(exp, &pairing);
     // Liberal: grant locks in the order of their approximated requests,
     // replaying again until that order no longer changes.
     let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
     let mut round = 0;
     let (finished, outcome) = loop {
         round += 1;
-        let (finished, outcome, requests) = replay_once(
-            &locs,
-            &mine,
-            &pairing,
-            &costs,
-            &crowded_now,
-            out,
-            opts,
-            exec,
-        )?;
+        let (finished, outcome, requests) =
+            replay_once(&locs, &mine, &pairing, &costs, &crowded, out, opts, exec)?;
         if round >= rounds {
             break (finished, outcome);
         }
@@ -293,7 +284,7 @@ fn replay_once(
     mine: &crate::executor::Share,
     pairing: &pairing::Pairing,
     costs: &[Costs],
-    crowded: &[bool],
+    crowded: &[Option<Crowded>],
     out: &Path,
     opts: &Options,
     exec: Executor,
@@ -310,7 +301,7 @@ fn replay_once(
             i,
             pairing,
             costs[loc.process].clone(),
-            crowded.get(loc.process).copied().unwrap_or(false),
+            crowded.get(loc.process).is_some_and(Option::is_some),
             opts.convention,
             Some(w),
         )?);
