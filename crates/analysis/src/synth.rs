@@ -115,6 +115,9 @@ pub struct Machine {
     /// More wake-up delay for every second semaphore wait and await that
     /// sleeps: the time the woken thread waits for a core.
     pub slow_wake: f64,
+    /// Every computation and probe takes this many times longer: the
+    /// threads take turns on fewer cores (each gets 1/stretch of one).
+    pub stretch: f64,
 }
 
 impl Machine {
@@ -131,6 +134,7 @@ impl Machine {
             wake: 1_500.0,
             queued: 0.0,
             slow_wake: 0.0,
+            stretch: 1.0,
         }
     }
 }
@@ -243,7 +247,7 @@ impl<'a> Sim<'a> {
         };
         let time = self.t[i].round() as u64;
         self.out[i].push(Event { time, kind });
-        self.t[i] += a;
+        self.t[i] += a * self.m.stretch;
     }
 
     fn run(mut self) -> Trace {
@@ -327,7 +331,7 @@ impl<'a> Sim<'a> {
         let comm = if self.p.threads { 1 } else { WORLD };
         let mut next = true;
         match (op, self.phase[i]) {
-            (Op::Compute(d), _) => self.t[i] += d,
+            (Op::Compute(d), _) => self.t[i] += d * self.m.stretch,
             (Op::Enter(r), _) => self.record(i, EventKind::Enter { region: r + 1 }),
             (Op::Leave, _) => self.record(i, EventKind::Leave { region: 0 }),
             (Op::Send { to, tag, bytes }, _) => {

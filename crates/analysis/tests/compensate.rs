@@ -359,6 +359,48 @@ fn threads_that_outnumber_the_cores_keep_their_measured_delays() {
 }
 
 #[test]
+fn threads_taking_turns_on_the_cores_lose_the_probes_share() {
+    // Three threads at once on 2 cores, each getting 2/3 of a core: in
+    // the measured run every stretch of a thread's time holds the other
+    // threads' probes too, and removing its own probes alone leaves them.
+    let mut locs = vec![Vec::new(); 4];
+    for c in 1..4u32 {
+        locs[0].push(Op::Spawn(c));
+        probes(&mut locs[c as usize], 3_000, 300.0);
+    }
+    for c in 1..4u32 {
+        locs[0].push(Op::Join(c));
+    }
+    let p = Program {
+        regions: vec!["outer".into(), "body".into()],
+        locations: locs,
+        threads: true,
+    };
+    let turns = |alpha: [f64; 3]| Machine {
+        stretch: 1.5,
+        ..Machine::with_alpha(alpha[0], alpha[1], alpha[2])
+    };
+    let truth = synth::simulate(&p, &turns([0.0; 3]));
+    let trace = synth::simulate(&p, &turns(ALPHA));
+    let error = |cpus: &str| {
+        let dir = tmp(&format!("turns-{cpus}"));
+        let mdir = dir.join("measured");
+        std::fs::create_dir_all(&mdir).unwrap();
+        synth::write_with(&mdir, &p, &trace, ALPHA, &[("cpus", cpus)]).unwrap();
+        let exp = Experiment::open(&mdir).unwrap();
+        let cdir = dir.join("compensated");
+        compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+        let end = |t: &Trace| t.iter().flatten().map(|e| e.time).max().unwrap() as f64;
+        (end(&read(&cdir)) - end(&truth)) / end(&truth)
+    };
+    // On 4 cores the process was not crowded: its own probes only.
+    let own = error("4");
+    let shared = error("2");
+    assert!(own > 0.03, "own probes only: {own}");
+    assert!(shared.abs() < 0.01, "with the probes' share: {shared}");
+}
+
+#[test]
 fn a_waiter_woken_late_wakes_after_the_least_delay() {
     // Every second semaphore wait and await wakes 30 µs late in the
     // measured run only.

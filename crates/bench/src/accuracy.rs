@@ -27,7 +27,7 @@ use parallax_model::defs::Entry;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
 
-use crate::stats::{median, round};
+use crate::stats::{chance_error, median, round};
 
 /// Arguments of `accuracy`.
 #[derive(clap::Args, Debug)]
@@ -81,10 +81,16 @@ pub struct Kernel {
     pub t_m: f64,
     #[serde(rename = "T_a")]
     pub t_a: f64,
+    /// T of each repetition, seconds.
+    #[serde(rename = "T_reps")]
+    pub t_reps: Vec<f64>,
     /// T_m / T - 1.
     pub measured_error: f64,
     /// T_a / T - 1.
     pub compensated_error: f64,
+    /// The |T_a/T - 1| that an exact compensation would show by chance,
+    /// from how T varied over the repetitions ([`chance_error`]).
+    pub chance_error: f64,
     /// Probe events per run at the full level.
     pub events: u64,
     /// Innermost iterations per region at the full level (Livermore
@@ -109,6 +115,11 @@ struct Group {
     median_abs_error: f64,
     worst_abs_error: f64,
     median_abs_measured_error: f64,
+    /// Median of the kernels' chance errors: the median |T_a/T - 1| that
+    /// an exact compensation would show on this machine.
+    median_chance_error: f64,
+    /// Kernels whose |T_a/T - 1| is within their chance error.
+    within_chance: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -344,6 +355,8 @@ impl Ctx {
         events: u64,
         context: Option<(f64, f64)>,
     ) -> &mut Kernel {
+        let chance = round(chance_error(t), 4);
+        let t_reps = t.iter().map(|x| x / 1e9).collect();
         let (t, t_m, t_a) = (median(t), median(t_m), median(t_a));
         // What compensation removed from the kernel, scaled by the ratios.
         let range = context.map(|ratios| {
@@ -358,8 +371,10 @@ impl Ctx {
             t: t / 1e9,
             t_m: t_m / 1e9,
             t_a: t_a / 1e9,
+            t_reps,
             measured_error: round(t_m / t - 1.0, 4),
             compensated_error: round(t_a / t - 1.0, 4),
+            chance_error: chance,
             events,
             block: None,
             t_a_low: range.map(|r| r.0),
@@ -420,8 +435,6 @@ impl Ctx {
             // raw, full, raw, full, ... Smaller blocks until the full level
             // is at least twice as slow (the pilot's raw time can differ
             // from that of the blocked code).
-            let odd = |v: &[f64]| v.iter().skip(1).step_by(2).copied().collect::<Vec<_>>();
-            let even = |v: &[f64]| v.iter().step_by(2).copied().collect::<Vec<_>>();
             let (dir, name, both) = loop {
                 let (dir, _) = run("raw,full", &reps, block)?;
                 let (name, both) = kernel_spans(&dir)?;
@@ -456,38 +469,42 @@ impl Ctx {
         Ok(())
     }
 
-    /// The parallel thread kernels on `threads` threads.
+    /// The parallel thread kernels on `threads` threads, in one process
+    /// whose raw and full runs of each kernel alternate `reps` times (as
+    /// the sequential kernels do), each run after a calibration.
     fn threads(&mut self, threads: usize) -> Result<(), String> {
         let exe = self.tools.bin.join("parallel");
-        let reps = self.reps.to_string();
-        let n = threads.to_string();
-        let level_run = |level: &str| -> Result<PathBuf, String> {
-            let dir = self.work.join(format!("threads{threads}-{level}"));
-            let _ = std::fs::remove_dir_all(&dir);
-            let mut c = Command::new(&exe);
-            c.args(["--level", level, "--threads", &n, "--reps", &reps]);
-            if self.quick {
-                c.args(["--scale", "test"]);
-            }
-            self.trace_env(&mut c, &dir);
-            run_ok(&mut c, &format!("parallel --level {level}"))?;
-            Ok(dir)
-        };
-        let raw = spans(&level_run("raw")?, "kernel:")?;
-        let full_dir = level_run("full")?;
-        let full = spans(&full_dir, "kernel:")?;
-        let (comp_dir, context) = compensate_dir(&full_dir, &mut self.timing)?;
+        let dir = self.work.join(format!("threads{threads}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = Command::new(&exe);
+        c.args(["--level", "raw,full", "--threads", &threads.to_string()])
+            .args(["--reps", &self.reps.to_string()]);
+        if self.quick {
+            c.args(["--scale", "test"]);
+        }
+        self.trace_env(&mut c, &dir);
+        run_ok(&mut c, "parallel --level raw,full")?;
+        let both = spans(&dir, "kernel:")?;
+        let (comp_dir, context) = compensate_dir(&dir, &mut self.timing)?;
         let comp = spans(&comp_dir, "kernel:")?;
-        let events = probe_events(&full_dir);
-        for (name, t) in &raw {
-            let (Some(t_m), Some(t_a)) = (full.get(name), comp.get(name)) else {
+        let events = probe_events(&dir);
+        for (name, both) in &both {
+            let Some(comp) = comp.get(name) else {
                 continue;
             };
+            let (t, t_m, t_a) = (even(both), odd(both), odd(comp));
+            // The region's events over its raw and full runs: all are the
+            // full runs' but the raw runs' two.
             let per = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
             let short = name.trim_start_matches("kernel:");
             self.add(
-                "threads", short, "parallel", threads, t, t_m, t_a, per, context,
+                "threads", short, "parallel", threads, &t, &t_m, &t_a, per, context,
             );
+        }
+        if !self.quick {
+            for d in [&dir, &comp_dir] {
+                let _ = std::fs::remove_dir_all(d);
+            }
         }
         Ok(())
     }
@@ -555,6 +572,16 @@ impl Ctx {
     }
 }
 
+/// The even-numbered values (the raw runs of alternating raw and full runs).
+fn even(v: &[f64]) -> Vec<f64> {
+    v.iter().step_by(2).copied().collect()
+}
+
+/// The odd-numbered values (the full runs).
+fn odd(v: &[f64]) -> Vec<f64> {
+    v.iter().skip(1).step_by(2).copied().collect()
+}
+
 /// Events recorded inside each top-level region instance of rank 0's first
 /// location, summed per region name, over all locations of the run (an
 /// indication of the probe density; all locations' events between the
@@ -601,6 +628,7 @@ fn probe_events(dir: &Path) -> BTreeMap<String, u64> {
 fn group(ks: &[&Kernel]) -> Group {
     let errs: Vec<f64> = ks.iter().map(|k| k.compensated_error.abs()).collect();
     let meas: Vec<f64> = ks.iter().map(|k| k.measured_error.abs()).collect();
+    let chance: Vec<f64> = ks.iter().map(|k| k.chance_error).collect();
     Group {
         kernels: ks.len(),
         within_context_range: ks
@@ -610,6 +638,11 @@ fn group(ks: &[&Kernel]) -> Group {
         median_abs_error: round(median(&errs), 4),
         worst_abs_error: round(errs.iter().copied().fold(0.0, f64::max), 4),
         median_abs_measured_error: round(median(&meas), 4),
+        median_chance_error: round(median(&chance), 4),
+        within_chance: ks
+            .iter()
+            .filter(|k| k.compensated_error.abs() <= k.chance_error)
+            .count(),
     }
 }
 
@@ -699,12 +732,21 @@ pub fn main(a: &Args) -> Result<(), String> {
 fn print_text(r: &Report) {
     println!("probes' clock: {}", r.clock);
     println!(
-        "{:<8} {:<14} {:>5} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9}",
-        "suite", "kernel", "width", "block", "T (ms)", "T_m (ms)", "T_a (ms)", "T_m/T", "T_a/T"
+        "{:<8} {:<14} {:>5} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9} {:>8}",
+        "suite",
+        "kernel",
+        "width",
+        "block",
+        "T (ms)",
+        "T_m (ms)",
+        "T_a (ms)",
+        "T_m/T",
+        "T_a/T",
+        "chance"
     );
     for k in &r.kernels {
         println!(
-            "{:<8} {:<14} {:>5} {:>6} {:>11.3} {:>11.3} {:>11.3} {:>9.3} {:>9.3}",
+            "{:<8} {:<14} {:>5} {:>6} {:>11.3} {:>11.3} {:>11.3} {:>9.3} {:>9.3} {:>7.1}%",
             k.suite,
             k.name,
             k.width,
@@ -713,16 +755,19 @@ fn print_text(r: &Report) {
             k.t_m * 1e3,
             k.t_a * 1e3,
             1.0 + k.measured_error,
-            1.0 + k.compensated_error
+            1.0 + k.compensated_error,
+            100.0 * k.chance_error
         );
     }
     for (kind, g) in &r.summary {
         println!(
-            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%); T within the context range in {}",
+            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%); by chance alone {:.2}% (median), {} kernels within it; T within the context range in {}",
             g.kernels,
             100.0 * g.median_abs_error,
             100.0 * g.worst_abs_error,
             100.0 * g.median_abs_measured_error,
+            100.0 * g.median_chance_error,
+            g.within_chance,
             g.within_context_range
         );
     }

@@ -18,6 +18,7 @@
 pub mod costs;
 pub(crate) mod pass;
 mod profile_only;
+mod sharing;
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ use crate::executor::Executor;
 use crate::pairing;
 use crate::replay::{self, Board};
 use crate::trace;
+use sharing::Sharing;
 
 /// Property that marks an experiment as compensated.
 pub const COMPENSATED: &str = "parallax.compensated";
@@ -190,6 +192,7 @@ pub fn compensate(
     let mine = exec.share(&locs);
     let mut pairing = pairing::pair(&locs, t0, exec);
     let crowded = crowded(exp, &pairing);
+    let shares = shares(exp, &locs, &costs, &crowded)?;
     // Liberal: grant locks in the order of their approximated requests,
     // replaying again until that order no longer changes.
     let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
@@ -197,7 +200,7 @@ pub fn compensate(
     let (finished, outcome) = loop {
         round += 1;
         let (finished, outcome, requests) =
-            replay_once(&locs, &mine, &pairing, &costs, &crowded, out, opts, exec)?;
+            replay_once(&locs, &mine, &pairing, &costs, &shares, out, opts, exec)?;
         if round >= rounds {
             break (finished, outcome);
         }
@@ -268,6 +271,27 @@ fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>>
         .collect()
 }
 
+/// By process: the probes' share of its cores, where its threads
+/// outnumbered them.
+fn shares(
+    exp: &Experiment,
+    locs: &[trace::Loc],
+    costs: &[Costs],
+    crowded: &[Option<Crowded>],
+) -> Result<Vec<Option<Sharing>>, Error> {
+    exp.processes
+        .iter()
+        .enumerate()
+        .map(|(i, _)| {
+            let Some(c) = crowded.get(i).and_then(Option::as_ref) else {
+                return Ok(None);
+            };
+            let mine: Vec<&trace::Loc> = locs.iter().filter(|l| l.process == i).collect();
+            Sharing::measure(&mine, &costs[i], c.cpus).map(Some)
+        })
+        .collect()
+}
+
 /// Replays at most this many times in liberal mode: each replay settles
 /// the grant order at least one hand-off further along a chain of
 /// contended hand-offs.
@@ -284,7 +308,7 @@ fn replay_once(
     mine: &crate::executor::Share,
     pairing: &pairing::Pairing,
     costs: &[Costs],
-    crowded: &[Option<Crowded>],
+    shares: &[Option<Sharing>],
     out: &Path,
     opts: &Options,
     exec: Executor,
@@ -301,7 +325,7 @@ fn replay_once(
             i,
             pairing,
             costs[loc.process].clone(),
-            crowded.get(loc.process).is_some_and(Option::is_some),
+            shares.get(loc.process).and_then(Option::as_ref),
             opts.convention,
             Some(w),
         )?);

@@ -12,6 +12,7 @@ use parallax_model::experiment::EventWriter;
 use parallax_model::profile::CallTree;
 
 use super::costs::Costs;
+use super::sharing::Sharing;
 use super::Convention;
 use crate::pairing::{Link, Object, OpenCollectives, Pairing, Sync};
 use crate::profile::TreeBuilder;
@@ -153,6 +154,12 @@ pub struct LocPass<'a> {
     /// The process's threads outnumbered its cores: waiting for a core was
     /// the program's own, so start-up and wake-up delays stay as measured.
     crowded: bool,
+    /// The probes' share of a crowded process's cores: every stretch of
+    /// time loses at least that share (see `sharing`).
+    sharing: Option<&'a Sharing>,
+    /// The current bin of `sharing`, and the probe cost and the share
+    /// of it seen so far in the bin, ns.
+    shared: (i64, f64, f64),
     /// A thread's end is posted with the stream's last event: what follows
     /// it is the runtime's own teardown.
     end_post: Option<(Key, u32)>,
@@ -168,7 +175,7 @@ impl<'a> LocPass<'a> {
         index: usize,
         pairing: &'a Pairing,
         costs: Costs,
-        crowded: bool,
+        sharing: Option<&'a Sharing>,
         convention: Convention,
         writer: Option<EventWriter>,
     ) -> Result<LocPass<'a>, parallax_model::Error> {
@@ -177,7 +184,9 @@ impl<'a> LocPass<'a> {
             loc,
             pairing,
             costs,
-            crowded,
+            crowded: sharing.is_some(),
+            sharing,
+            shared: (i64::MIN, 0.0, 0.0),
             convention,
             events: Stream::open(loc)?,
             sync_next: 0,
@@ -323,7 +332,8 @@ impl<'a> LocPass<'a> {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-            let ta = self.settle(pta + (tm - ptm) - palpha - self.debt, pta);
+            let removed = self.removed(ptm, tm, palpha);
+            let ta = self.settle(pta + (tm - ptm) - removed, pta);
             self.done(e, tm, ta, palpha, false);
             return true;
         }
@@ -340,7 +350,7 @@ impl<'a> LocPass<'a> {
         let local = if flush_end {
             pta
         } else {
-            pta + (tm - ptm) - palpha - self.debt
+            pta + (tm - ptm) - self.removed(ptm, tm, palpha)
         };
         let mut ta = local;
         if self.cur.repaired && self.cur.needs.is_none() {
@@ -391,6 +401,33 @@ impl<'a> LocPass<'a> {
         self.cur.needs = None;
         self.done(e, tm, ta, palpha, flush_end);
         true
+    }
+
+    /// What a measured stretch `ptm..tm` after a probe of cost `palpha`
+    /// loses: the probe and the cost still owed. In a crowded process,
+    /// over each bin of `Sharing` the location's stretches lose together
+    /// the larger of its own probes and the probes' share of the cores
+    /// over them (per stretch, a short one after a probe would lose its
+    /// whole probe although the share that dilated it was small).
+    fn removed(&mut self, ptm: f64, tm: f64, palpha: f64) -> f64 {
+        let Some(s) = self.sharing else {
+            return palpha + self.debt;
+        };
+        let bin = s.bin(ptm);
+        if bin != self.shared.0 {
+            self.shared = (bin, 0.0, 0.0);
+        }
+        let (_, own, share) = &mut self.shared;
+        let before = own.max(*share);
+        *own += palpha;
+        *share += (tm - ptm) * s.share(ptm, tm);
+        own.max(*share) - before + self.debt
+    }
+
+    /// The share of a crowded process's cores that went to probes over
+    /// `from..to` (0 elsewhere).
+    fn share(&self, from: f64, to: f64) -> f64 {
+        self.sharing.map_or(0.0, |s| s.share(from, to))
     }
 
     /// Bookkeeping of an event resolved at `ta`, and its output.
@@ -463,7 +500,7 @@ impl<'a> LocPass<'a> {
             let delay = (tm - p.tm - basis_alpha).max(0.0);
             return p.ta
                 + if self.crowded {
-                    delay
+                    delay * (1.0 - self.share(p.tm, tm))
                 } else {
                     delay.min(latency_least)
                 };
@@ -501,7 +538,7 @@ impl<'a> LocPass<'a> {
             let delay = if (object && !self.crowded) || p.ta <= pta {
                 floor
             } else {
-                latency.max(0.0)
+                latency.max(0.0) * (1.0 - self.share(p.tm, tm))
             };
             (pta + own_least).max(p.ta + delay)
         } else {

@@ -1,0 +1,123 @@
+//! The probes' share of the cores in a process whose threads outnumbered
+//! its cores.
+//!
+//! There the threads took turns on the cores, and a thread's measured time
+//! holds, besides its own probes, the time it waited for a core while
+//! other threads ran their work and their probes. While the cores were all
+//! busy, every stretch of a thread's time (computing, waiting for a core,
+//! being woken) grew by the same proportion: the share p of the cores'
+//! time that went to probes (the thesis's proportional-overhead case,
+//! Lemma 2: the approximation divides the measured offsets by the
+//! dilation). So a stretch of measured length g loses max(α, p·g), α the
+//! probe it follows (while cores were idle, p·g falls below α), and a
+//! wake-up delay kept as measured loses its share p. p is counted from the
+//! trace in bins of a quarter millisecond: the calibrated cost of every
+//! probe recorded by any of the process's threads in the bin, over the
+//! cores' time in it.
+
+use parallax_model::Error;
+
+use super::costs::Costs;
+use crate::trace::{self, Loc};
+
+/// Width of the bins, ns: a few of the scheduler's time slices.
+const BIN_NS: f64 = 250_000.0;
+
+/// At most this share is taken as the probes': a bin whose calibrated
+/// probe cost would exceed it was not all spent in probes.
+const MAX_SHARE: f64 = 0.9;
+
+/// The probes' share of the cores of one process, over time.
+#[derive(Clone, Debug, Default)]
+pub struct Sharing {
+    /// Start of the first bin, ns (measured, the clock of `Loc::clock`).
+    start: f64,
+    /// The share by bin.
+    share: Vec<f32>,
+}
+
+impl Sharing {
+    /// The bin of measured time `t_ns`.
+    pub fn bin(&self, t_ns: f64) -> i64 {
+        ((t_ns - self.start) / BIN_NS).floor() as i64
+    }
+
+    /// The probes' mean share of the cores over measured times
+    /// `from..to`, ns (0 outside the run).
+    pub fn share(&self, from: f64, to: f64) -> f64 {
+        let at = |t: f64| {
+            let i = ((t - self.start) / BIN_NS).floor();
+            if i < 0.0 {
+                0.0
+            } else {
+                self.share.get(i as usize).map_or(0.0, |&s| s as f64)
+            }
+        };
+        if to <= from {
+            return at(from);
+        }
+        let (mut t, mut sum) = (from, 0.0);
+        while t < to {
+            let edge = ((((t - self.start) / BIN_NS).floor() + 1.0) * BIN_NS + self.start).min(to);
+            sum += at(t) * (edge - t);
+            t = edge;
+        }
+        sum / (to - from)
+    }
+
+    /// Counts the probes of the locations `locs` of one process on `cpus`
+    /// cores, at the probe costs `costs`.
+    pub fn measure(locs: &[&Loc], costs: &Costs, cpus: u32) -> Result<Sharing, Error> {
+        let mut firsts = Vec::new();
+        for l in locs {
+            if let Some(e) = trace::Stream::open(l)?.peek() {
+                firsts.push(l.clock.ns(e.time));
+            }
+        }
+        let Some(start) = firsts.into_iter().reduce(f64::min) else {
+            return Ok(Sharing::default());
+        };
+        let mut probes: Vec<f64> = Vec::new();
+        for loc in locs {
+            // Its own copy: it follows the calibration phases in time.
+            let mut costs = costs.clone();
+            trace::for_each_event(loc, 0.0, |e, t| {
+                let i = ((t - start).max(0.0) / BIN_NS) as usize;
+                if probes.len() <= i {
+                    probes.resize(i + 1, 0.0);
+                }
+                probes[i] += costs.of(e);
+            })?;
+        }
+        let capacity = cpus.max(1) as f64 * BIN_NS;
+        Ok(Sharing {
+            start,
+            share: probes
+                .iter()
+                .map(|&p| (p / capacity).min(MAX_SHARE) as f32)
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_average_over_bins() {
+        let s = Sharing {
+            start: 1000.0,
+            share: vec![0.5, 0.1],
+        };
+        assert_eq!(s.share(0.0, 500.0), 0.0);
+        assert_eq!(s.share(1000.0, 1000.0), 0.5);
+        let mid = 1000.0 + BIN_NS;
+        let mean = s.share(mid - 100.0, mid + 300.0);
+        assert!(
+            (mean - (0.5 * 100.0 + 0.1 * 300.0) / 400.0).abs() < 1e-6,
+            "{mean}"
+        );
+        assert_eq!(s.share(1000.0 + 5.0 * BIN_NS, 1000.0 + 6.0 * BIN_NS), 0.0);
+    }
+}
