@@ -358,6 +358,33 @@ fn threads_that_outnumber_the_cores_keep_their_measured_delays() {
     );
 }
 
+/// How far the compensated end of `p` lands from the probe-free one
+/// (relative), both run with every computation and probe `stretch` times
+/// longer (threads or ranks taking turns on fewer cores), on a host that
+/// recorded `cpus` cores.
+fn taking_turns(name: &str, p: &Program, stretch: f64, cpus: &str) -> f64 {
+    let turns = |alpha: [f64; 3]| Machine {
+        stretch,
+        ..Machine::with_alpha(alpha[0], alpha[1], alpha[2])
+    };
+    let truth = synth::simulate(p, &turns([0.0; 3]));
+    let trace = synth::simulate(p, &turns(ALPHA));
+    let dir = tmp(&format!("turns-{name}-{cpus}"));
+    let mdir = dir.join("measured");
+    std::fs::create_dir_all(&mdir).unwrap();
+    synth::write_with(&mdir, p, &trace, ALPHA, &[("cpus", cpus)]).unwrap();
+    let exp = Experiment::open(&mdir).unwrap();
+    let cdir = dir.join("compensated");
+    compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+    // A pass that blocks is stepped again: the thread pool, whose passes
+    // block at other points, gives the same approximation.
+    let pdir = dir.join("pool");
+    compensate::compensate(&exp, &pdir, &Options::default(), Executor::Threads(2)).unwrap();
+    assert_eq!(read(&cdir), read(&pdir), "{name} on {cpus} cores");
+    let end = |t: &Trace| t.iter().flatten().map(|e| e.time).max().unwrap() as f64;
+    (end(&read(&cdir)) - end(&truth)) / end(&truth)
+}
+
 #[test]
 fn threads_taking_turns_on_the_cores_lose_the_probes_share() {
     // Three threads at once on 2 cores, each getting 2/3 of a core: in
@@ -376,26 +403,28 @@ fn threads_taking_turns_on_the_cores_lose_the_probes_share() {
         locations: locs,
         threads: true,
     };
-    let turns = |alpha: [f64; 3]| Machine {
-        stretch: 1.5,
-        ..Machine::with_alpha(alpha[0], alpha[1], alpha[2])
-    };
-    let truth = synth::simulate(&p, &turns([0.0; 3]));
-    let trace = synth::simulate(&p, &turns(ALPHA));
-    let error = |cpus: &str| {
-        let dir = tmp(&format!("turns-{cpus}"));
-        let mdir = dir.join("measured");
-        std::fs::create_dir_all(&mdir).unwrap();
-        synth::write_with(&mdir, &p, &trace, ALPHA, &[("cpus", cpus)]).unwrap();
-        let exp = Experiment::open(&mdir).unwrap();
-        let cdir = dir.join("compensated");
-        compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
-        let end = |t: &Trace| t.iter().flatten().map(|e| e.time).max().unwrap() as f64;
-        (end(&read(&cdir)) - end(&truth)) / end(&truth)
-    };
     // On 4 cores the process was not crowded: its own probes only.
-    let own = error("4");
-    let shared = error("2");
+    let own = taking_turns("threads", &p, 1.5, "4");
+    let shared = taking_turns("threads", &p, 1.5, "2");
+    assert!(own > 0.03, "own probes only: {own}");
+    assert!(shared.abs() < 0.01, "with the probes' share: {shared}");
+}
+
+#[test]
+fn ranks_taking_turns_on_their_hosts_cores_lose_the_probes_share() {
+    // Four ranks, each a process of one thread, on one host of 2 cores:
+    // alone each is not crowded, together they are.
+    let mut locs = vec![Vec::new(); 4];
+    for ops in &mut locs {
+        probes(ops, 3_000, 300.0);
+    }
+    let p = Program {
+        regions: vec!["outer".into(), "body".into()],
+        locations: locs,
+        threads: false,
+    };
+    let own = taking_turns("ranks", &p, 2.0, "4");
+    let shared = taking_turns("ranks", &p, 2.0, "2");
     assert!(own > 0.03, "own probes only: {own}");
     assert!(shared.abs() < 0.01, "with the probes' share: {shared}");
 }

@@ -204,9 +204,10 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
     for c in &s.crowded {
         let _ = writeln!(
             t,
-            "Rank {} ran up to {} threads at once on {} cores: the threads took turns, so \
-             its times lost the probes' share of the cores; start-up and wake-up delays kept \
-             the rest (waiting for a core was the program's own).",
+            "Rank {}: up to {} threads at once on its host's {} cores (its own, and the \
+             other ranks' there). They took turns, so its times lost the probes' share of the \
+             cores; its start-up and wake-up delays kept the rest (waiting for a core was the \
+             program's own).",
             c.rank, c.threads, c.cpus
         );
     }

@@ -20,6 +20,7 @@ pub(crate) mod pass;
 mod profile_only;
 mod sharing;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use parallax_model::defs::Def;
@@ -115,17 +116,19 @@ pub struct Summary {
     pub unclaimed: usize,
     /// Problems met (damaged files, missing partners).
     pub warnings: Vec<String>,
-    /// Processes whose threads outnumbered their cores: their threads'
-    /// start-up and wake-up delays were kept as measured.
+    /// Processes whose host ran more threads than it had cores: their
+    /// times lost the probes' share of the cores, and their threads'
+    /// start-up and wake-up delays kept the rest.
     pub crowded: Vec<Crowded>,
 }
 
-/// A process whose threads outnumbered its cores.
+/// A process whose host ran more threads than it had cores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Crowded {
     /// Its rank.
     pub rank: u32,
-    /// The most threads it created that were alive at once.
+    /// The most threads running at once on its host: of each process
+    /// there, the most threads it created that were alive at once, or 1.
     pub threads: u32,
     /// The cores it could run on.
     pub cpus: u32,
@@ -248,10 +251,26 @@ pub fn compensate(
     Ok(summary)
 }
 
-/// By process: whether the threads it created outnumbered its cores at
-/// some time (the `cpus` it recorded), so that its threads waited for
-/// cores in a run without probes too.
+/// The host a process ran on: processes of no known host each their own.
+fn host_of(exp: &Experiment, i: usize) -> (Option<&str>, usize) {
+    match exp.processes[i].info.as_ref() {
+        Some(info) => (Some(info.host.as_str()), 0),
+        None => (None, i),
+    }
+}
+
+/// By process: whether the threads running on its host outnumbered the
+/// host's cores at some time (the `cpus` each process recorded), so that
+/// its threads waited for cores in a run without probes too. A process
+/// counts the most threads it created that were alive at once, or itself
+/// if it created none (an MPI rank, which polls while it waits); the
+/// processes of one host add up.
 fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>> {
+    let load = |i: usize| pairing.threads_at_once.get(i).copied().unwrap_or(0).max(1);
+    let mut hosts: BTreeMap<(Option<&str>, usize), u32> = BTreeMap::new();
+    for i in 0..exp.processes.len() {
+        *hosts.entry(host_of(exp, i)).or_default() += load(i);
+    }
     exp.processes
         .iter()
         .enumerate()
@@ -261,7 +280,7 @@ fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>>
                 .iter()
                 .find(|(k, _)| k == "cpus")
                 .and_then(|(_, v)| v.parse::<u32>().ok())?;
-            let threads = pairing.threads_at_once.get(i).copied().unwrap_or(0);
+            let threads = hosts[&host_of(exp, i)];
             (threads > cpus).then_some(Crowded {
                 rank: p.rank,
                 threads,
@@ -271,25 +290,33 @@ fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>>
         .collect()
 }
 
-/// By process: the probes' share of its cores, where its threads
-/// outnumbered them.
+/// By process: the probes' share of its host's cores where the host was
+/// crowded, counted over the host's crowded processes.
 fn shares(
     exp: &Experiment,
     locs: &[trace::Loc],
     costs: &[Costs],
     crowded: &[Option<Crowded>],
 ) -> Result<Vec<Option<Sharing>>, Error> {
-    exp.processes
-        .iter()
-        .enumerate()
-        .map(|(i, _)| {
-            let Some(c) = crowded.get(i).and_then(Option::as_ref) else {
-                return Ok(None);
-            };
-            let mine: Vec<&trace::Loc> = locs.iter().filter(|l| l.process == i).collect();
-            Sharing::measure(&mine, &costs[i], c.cpus).map(Some)
-        })
-        .collect()
+    let mut hosts: BTreeMap<(Option<&str>, usize), Sharing> = BTreeMap::new();
+    let mut out = Vec::with_capacity(exp.processes.len());
+    for (i, c) in crowded.iter().enumerate() {
+        let Some(c) = c else {
+            out.push(None);
+            continue;
+        };
+        let host = host_of(exp, i);
+        if let std::collections::btree_map::Entry::Vacant(v) = hosts.entry(host) {
+            let mine: Vec<(&trace::Loc, &Costs)> = locs
+                .iter()
+                .filter(|l| crowded[l.process].is_some() && host_of(exp, l.process) == host)
+                .map(|l| (l, &costs[l.process]))
+                .collect();
+            v.insert(Sharing::measure(&mine, c.cpus)?);
+        }
+        out.push(hosts.get(&host).cloned());
+    }
+    Ok(out)
 }
 
 /// Replays at most this many times in liberal mode: each replay settles

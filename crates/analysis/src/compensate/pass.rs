@@ -332,7 +332,8 @@ impl<'a> LocPass<'a> {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-            let removed = self.removed(ptm, tm, palpha);
+            let (removed, shared) = self.removed(ptm, tm, palpha);
+            self.shared = shared;
             let ta = self.settle(pta + (tm - ptm) - removed, pta);
             self.done(e, tm, ta, palpha, false);
             return true;
@@ -347,10 +348,11 @@ impl<'a> LocPass<'a> {
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
         let flush_end = self.flushing && matches!(e.kind, EventKind::FlushEnd);
+        let (removed, shared) = self.removed(ptm, tm, palpha);
         let local = if flush_end {
             pta
         } else {
-            pta + (tm - ptm) - self.removed(ptm, tm, palpha)
+            pta + (tm - ptm) - removed
         };
         let mut ta = local;
         if self.cur.repaired && self.cur.needs.is_none() {
@@ -373,6 +375,9 @@ impl<'a> LocPass<'a> {
             }
         }
         self.force = false;
+        if !flush_end {
+            self.shared = shared;
+        }
         if let EventKind::LockAcquired { .. } = e.kind {
             self.requests.push((self.sync_cur, pta));
         }
@@ -408,20 +413,22 @@ impl<'a> LocPass<'a> {
     /// over each bin of `Sharing` the location's stretches lose together
     /// the larger of its own probes and the probes' share of the cores
     /// over them (per stretch, a short one after a probe would lose its
-    /// whole probe although the share that dilated it was small).
-    fn removed(&mut self, ptm: f64, tm: f64, palpha: f64) -> f64 {
+    /// whole probe although the share that dilated it was small). Also
+    /// returns the bin's sums with this stretch, to keep once the event is
+    /// done (an event that blocks is stepped again).
+    fn removed(&self, ptm: f64, tm: f64, palpha: f64) -> (f64, (i64, f64, f64)) {
         let Some(s) = self.sharing else {
-            return palpha + self.debt;
+            return (palpha + self.debt, self.shared);
         };
         let bin = s.bin(ptm);
-        if bin != self.shared.0 {
-            self.shared = (bin, 0.0, 0.0);
-        }
-        let (_, own, share) = &mut self.shared;
-        let before = own.max(*share);
-        *own += palpha;
-        *share += (tm - ptm) * s.share(ptm, tm);
-        own.max(*share) - before + self.debt
+        let (own, share) = if bin == self.shared.0 {
+            (self.shared.1, self.shared.2)
+        } else {
+            (0.0, 0.0)
+        };
+        let (own2, share2) = (own + palpha, share + (tm - ptm) * s.share(ptm, tm));
+        let lost = own2.max(share2) - own.max(share) + self.debt;
+        (lost, (bin, own2, share2))
     }
 
     /// The share of a crowded process's cores that went to probes over

@@ -65,11 +65,11 @@ impl Sharing {
         sum / (to - from)
     }
 
-    /// Counts the probes of the locations `locs` of one process on `cpus`
-    /// cores, at the probe costs `costs`.
-    pub fn measure(locs: &[&Loc], costs: &Costs, cpus: u32) -> Result<Sharing, Error> {
+    /// Counts the probes of the locations `locs`, each with its process's
+    /// probe costs, that ran on `cpus` cores.
+    pub fn measure(locs: &[(&Loc, &Costs)], cpus: u32) -> Result<Sharing, Error> {
         let mut firsts = Vec::new();
-        for l in locs {
+        for (l, _) in locs {
             if let Some(e) = trace::Stream::open(l)?.peek() {
                 firsts.push(l.clock.ns(e.time));
             }
@@ -78,7 +78,7 @@ impl Sharing {
             return Ok(Sharing::default());
         };
         let mut probes: Vec<f64> = Vec::new();
-        for loc in locs {
+        for &(loc, costs) in locs {
             // Its own copy: it follows the calibration phases in time.
             let mut costs = costs.clone();
             trace::for_each_event(loc, 0.0, |e, t| {
