@@ -430,6 +430,35 @@ fn ranks_taking_turns_on_their_hosts_cores_lose_the_probes_share() {
 }
 
 #[test]
+fn probes_dearer_than_calibrated_are_followed_in_place() {
+    // The measured run's probes cost a fifth more than the calibration
+    // written with the trace says (a core slower than the one that
+    // calibrated). Each lock request follows its region's enter with
+    // nothing between: those pairs show the probes' cost in place.
+    let dear = ALPHA.map(|a| a * 1.2);
+    let p = locks();
+    let truth = synth::simulate(&p, &Machine::with_alpha(0.0, 0.0, 0.0));
+    let trace = synth::simulate(&p, &Machine::with_alpha(dear[0], dear[1], dear[2]));
+    let dir = tmp("dear");
+    let mdir = dir.join("measured");
+    std::fs::create_dir_all(&mdir).unwrap();
+    synth::write_with(&mdir, &p, &trace, ALPHA, &[]).unwrap();
+    let exp = Experiment::open(&mdir).unwrap();
+    let cdir = dir.join("compensated");
+    compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+    let end = |t: &Trace| t.iter().flatten().map(|e| e.time).max().unwrap() as f64;
+    let (measured, approximated) = (end(&trace), end(&read(&cdir)));
+    // At the calibrated cost a fifth of the probes' time would stay.
+    let probes = measured - end(&truth);
+    let left = approximated - end(&truth);
+    assert!(probes > 0.0);
+    assert!(
+        left.abs() < 0.05 * probes,
+        "{left} ns of {probes} ns of probes left"
+    );
+}
+
+#[test]
 fn a_waiter_woken_late_wakes_after_the_least_delay() {
     // Every second semaphore wait and await wakes 30 µs late in the
     // measured run only.

@@ -160,6 +160,11 @@ pub struct LocPass<'a> {
     /// The current bin of `sharing`, and the probe cost and the share
     /// of it seen so far in the bin, ns.
     shared: (i64, f64, f64),
+    /// How much a probe costs here against its calibration (see
+    /// `InContext`), and the calibrated cost of the previous event if it
+    /// was an enter.
+    in_context: InContext,
+    prev_enter: Option<f64>,
     /// A thread's end is posted with the stream's last event: what follows
     /// it is the runtime's own teardown.
     end_post: Option<(Key, u32)>,
@@ -187,6 +192,8 @@ impl<'a> LocPass<'a> {
             crowded: sharing.is_some(),
             sharing,
             shared: (i64::MIN, 0.0, 0.0),
+            in_context: InContext::default(),
+            prev_enter: None,
             convention,
             events: Stream::open(loc)?,
             sync_next: 0,
@@ -469,7 +476,14 @@ impl<'a> LocPass<'a> {
             self.stats.first = Some((tm, ta));
         }
         self.stats.last = Some((tm, ta));
-        self.prev = Some((tm, ta, self.costs.of(e)));
+        if let (Some(a), Some((ptm, _, _))) = (self.prev_enter, self.prev) {
+            if follows_its_enter(&e.kind) && a > 0.0 {
+                self.in_context.sample((tm - ptm) / a);
+            }
+        }
+        let alpha = self.costs.of(e);
+        self.prev_enter = matches!(e.kind, EventKind::Enter { .. }).then_some(alpha);
+        self.prev = Some((tm, ta, alpha * self.in_context.ratio));
     }
 
     /// The approximated time of a dependent event whose partner posted
@@ -589,6 +603,75 @@ impl<'a> LocPass<'a> {
                 self.writer = None;
             }
         }
+    }
+}
+
+/// Whether the runtime records an event of kind `k` right after entering
+/// the region of its operation, with nothing of the program between: a
+/// lock request or release, the start of a collective or barrier, a
+/// semaphore post, an advance. The measured time from that enter to the
+/// event is the enter probe's cost in place.
+fn follows_its_enter(k: &EventKind) -> bool {
+    matches!(
+        k,
+        EventKind::LockRequest { .. }
+            | EventKind::LockRelease { .. }
+            | EventKind::CollectiveBegin
+            | EventKind::SemPost { .. }
+            | EventKind::Advance { .. }
+    )
+}
+
+/// The probes' cost in place against their calibration, from the enters
+/// whose next event follows with nothing between (`follows_its_enter`):
+/// the running median of measured over calibrated cost, tracked a small
+/// step at a time. This machine's cores change speed from minute to
+/// minute and differ from each other (a fenced probe cost 56, 67 and
+/// 77 ns within an hour on one core, and 56 and 70 ns on two threads of
+/// one run), so a calibration at start-up or between runs can be off by
+/// a fifth for a thread; a location with such pairs follows its own.
+#[derive(Clone, Copy, Debug)]
+struct InContext {
+    ratio: f64,
+    /// The first samples, whose median starts the ratio.
+    first: [f64; InContext::FIRST],
+    seen: usize,
+}
+
+impl Default for InContext {
+    fn default() -> InContext {
+        InContext {
+            ratio: 1.0,
+            first: [0.0; InContext::FIRST],
+            seen: 0,
+        }
+    }
+}
+
+impl InContext {
+    const FIRST: usize = 9;
+    /// Step of the running median after the first samples.
+    const STEP: f64 = 0.004;
+    /// The ratio stays within these bounds.
+    const BOUNDS: (f64, f64) = (0.5, 2.0);
+
+    fn sample(&mut self, r: f64) {
+        if !r.is_finite() {
+            return;
+        }
+        if self.seen < Self::FIRST {
+            self.first[self.seen] = r;
+            self.seen += 1;
+            let mut v = self.first;
+            let v = &mut v[..self.seen];
+            v.sort_by(f64::total_cmp);
+            self.ratio = v[v.len() / 2];
+        } else if r > self.ratio {
+            self.ratio += Self::STEP;
+        } else if r < self.ratio {
+            self.ratio -= Self::STEP;
+        }
+        self.ratio = self.ratio.clamp(Self::BOUNDS.0, Self::BOUNDS.1);
     }
 }
 
