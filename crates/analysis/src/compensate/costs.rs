@@ -160,6 +160,14 @@ impl Costs {
         })
     }
 
+    /// Whether region `r` is entered through the runtime's own guards (not
+    /// through the C entry points or the register-preserving probes).
+    pub fn guarded(&self, r: RegionId) -> bool {
+        self.regions
+            .get(r as usize)
+            .is_none_or(|&x| x == Entry::Guard as u8)
+    }
+
     /// The cost of the probe that recorded `e`, from the calibration
     /// nearest in time (events come in time order on a location). The
     /// runtime's own flush events cost nothing here: the whole flush is

@@ -482,7 +482,10 @@ impl<'a> LocPass<'a> {
             }
         }
         let alpha = self.costs.of(e);
-        self.prev_enter = matches!(e.kind, EventKind::Enter { .. }).then_some(alpha);
+        self.prev_enter = match e.kind {
+            EventKind::Enter { region } if self.costs.guarded(region) => Some(alpha),
+            _ => None,
+        };
         self.prev = Some((tm, ta, alpha * self.in_context.ratio));
     }
 
@@ -610,7 +613,10 @@ impl<'a> LocPass<'a> {
 /// the region of its operation, with nothing of the program between: a
 /// lock request or release, the start of a collective or barrier, a
 /// semaphore post, an advance. The measured time from that enter to the
-/// event is the enter probe's cost in place.
+/// event is the enter probe's cost in place, where both are the Rust
+/// runtime's own probes (`Costs::guarded`): the C entry points of the
+/// interposition library do more work around an event than around an
+/// enter.
 fn follows_its_enter(k: &EventKind) -> bool {
     matches!(
         k,
