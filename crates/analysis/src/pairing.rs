@@ -239,6 +239,10 @@ pub struct Pairing {
     /// By process (index in the experiment): the most threads it created
     /// that ran at once, from their first to their last event.
     pub threads_at_once: Vec<u32>,
+    /// The least measured time from a lock release to the event after it
+    /// (the release's probe and the rest of the unlock), ns; infinite if
+    /// unknown.
+    pub unlock: f64,
 }
 
 impl Pairing {
@@ -284,7 +288,7 @@ fn list_and_pair(
     summaries: bool,
 ) -> Pairing {
     // Per-location pass: the sync events and the collective counts.
-    type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>);
+    type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>, f64);
     let summary = |li: usize| {
         let s = locs[li].summary.as_ref()?;
         (summaries && s.syncs == 0).then_some(s)
@@ -292,30 +296,41 @@ fn list_and_pair(
     let listed: Vec<Listed> = exec.map_locs(locs, |li| {
         let loc = &locs[li];
         if let Some(s) = summary(li) {
-            return (Vec::new(), s.collectives.iter().copied().collect(), None);
+            return (
+                Vec::new(),
+                s.collectives.iter().copied().collect(),
+                None,
+                f64::INFINITY,
+            );
         }
         let mut recs = Vec::new();
         let mut colls = BTreeMap::new();
+        let mut unlock = f64::INFINITY;
         // Times in ticks, converted only for the sync events: most events
         // are enters and leaves, which only their successors look at.
-        let r = trace::walk_others(loc, |kind, at| {
+        let r = trace::walk_others(loc, |kind, at, next| {
+            if let (EventKind::LockRelease { .. }, Some(n)) = (kind, next) {
+                unlock = unlock.min(loc.clock.ns(n) - loc.clock.ns(at.ticks));
+            }
             list(kind, at, loc, li, t0, &mut recs, &mut colls);
         });
         let warning = match r {
             Ok(None) => None,
             Ok(Some(e)) | Err(e) => Some(e.to_string()),
         };
-        (recs, colls, warning)
+        (recs, colls, warning, unlock)
     });
     // Exchange: every object's events in one place, in measured order.
     let mut out = Pairing {
         latency: [f64::INFINITY; Object::COUNT],
         own: [[f64::INFINITY; 3]; Object::COUNT],
+        unlock: f64::INFINITY,
         summarized: (0..locs.len()).map(|li| summary(li).is_some()).collect(),
         ..Pairing::default()
     };
     let mut by_object: HashMap<(Object, u64), Vec<Rec>> = HashMap::new();
-    for (recs, colls, warning) in listed {
+    for (recs, colls, warning, unlock) in listed {
+        out.unlock = out.unlock.min(unlock);
         let n = recs.len();
         out.syncs.push(VecDeque::from(vec![Sync::default(); n]));
         for r in recs {

@@ -118,6 +118,9 @@ pub struct Machine {
     /// Every computation and probe takes this many times longer: the
     /// threads take turns on fewer cores (each gets 1/stretch of one).
     pub stretch: f64,
+    /// More time for an unlock that finds another thread waiting for the
+    /// lock: the system call that wakes a sleeping waiter.
+    pub wake_on_unlock: f64,
 }
 
 impl Machine {
@@ -135,6 +138,7 @@ impl Machine {
             queued: 0.0,
             slow_wake: 0.0,
             stretch: 1.0,
+            wake_on_unlock: 0.0,
         }
     }
 }
@@ -578,6 +582,9 @@ impl<'a> Sim<'a> {
                 let t = self.t[i];
                 if let Some(l) = self.locks.get_mut(&id) {
                     l.0 = Some(t);
+                    if !l.1.is_empty() {
+                        self.t[i] += self.m.wake_on_unlock;
+                    }
                 }
                 self.record(i, EventKind::Leave { region: 0 });
             }

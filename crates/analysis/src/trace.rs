@@ -89,21 +89,38 @@ pub struct Prior {
     pub prev_probe: u8,
 }
 
-/// Calls `f` with every record of `loc` other than enters and leaves, and
-/// where it stands: for passes that look at a few kinds of event (enters
-/// and leaves only move the time on, in a tight loop). Returns the
-/// problem that ended the stream early, if any; records before it were all
-/// delivered.
-pub fn walk_others(loc: &Loc, mut f: impl FnMut(EventKind, Prior)) -> Result<Option<Error>, Error> {
+/// Calls `f` with every record of `loc` other than enters and leaves, where
+/// it stands, and the time of the record after it (clock ticks; `None` for
+/// the last): for passes that look at a few kinds of event (enters and
+/// leaves only move the time on, in a tight loop). Returns the problem that
+/// ended the stream early, if any; records before it were all delivered.
+pub fn walk_others(
+    loc: &Loc,
+    mut f: impl FnMut(EventKind, Prior, Option<u64>),
+) -> Result<Option<Error>, Error> {
     let mut r = EventReader::open(&loc.path)?;
     let mut block = Vec::new();
     let mut last: Option<u64> = None;
     let mut probe = 2u8;
+    // The record waiting for the time of the next one.
+    let mut pending: Option<(EventKind, Prior)> = None;
+    let end = |pending: Option<(EventKind, Prior)>,
+               f: &mut dyn FnMut(EventKind, Prior, Option<u64>)| {
+        if let Some((kind, at)) = pending {
+            f(kind, at, None);
+        }
+    };
     loop {
         let mut t = match r.next_records(&mut block) {
             Ok(Some(base)) => base,
-            Ok(None) => return Ok(None),
-            Err(e) => return Ok(Some(e)),
+            Ok(None) => {
+                end(pending, &mut f);
+                return Ok(None);
+            }
+            Err(e) => {
+                end(pending, &mut f);
+                return Ok(Some(e));
+            }
         };
         let mut i = 0;
         loop {
@@ -112,6 +129,9 @@ pub fn walk_others(loc: &Loc, mut f: impl FnMut(EventKind, Prior)) -> Result<Opt
                 t = t.saturating_add(delta);
                 i = end;
                 probe = region.is_none() as u8;
+                if let Some((kind, at)) = pending.take() {
+                    f(kind, at, Some(t));
+                }
             }
             if i > start {
                 last = Some(t);
@@ -119,12 +139,18 @@ pub fn walk_others(loc: &Loc, mut f: impl FnMut(EventKind, Prior)) -> Result<Opt
             if i >= block.len() {
                 break;
             }
-            let (delta, rec, end) = match evcodec::read_record(&block, i) {
+            let (delta, rec, next) = match evcodec::read_record(&block, i) {
                 Ok(r) => r,
-                Err(e) => return Ok(Some(e.at(&loc.path))),
+                Err(e) => {
+                    end(pending, &mut f);
+                    return Ok(Some(e.at(&loc.path)));
+                }
             };
             t = t.saturating_add(delta);
-            i = end;
+            i = next;
+            if let Some((kind, at)) = pending.take() {
+                f(kind, at, Some(t));
+            }
             probe = match rec {
                 Record::Enter(_) => 0,
                 Record::Leave => 1,
@@ -134,7 +160,7 @@ pub fn walk_others(loc: &Loc, mut f: impl FnMut(EventKind, Prior)) -> Result<Opt
                         prev: last,
                         prev_probe: probe,
                     };
-                    f(kind, at);
+                    pending = Some((kind, at));
                     2
                 }
             };

@@ -459,6 +459,20 @@ fn probes_dearer_than_calibrated_are_followed_in_place() {
 }
 
 #[test]
+fn locks_cost_their_least_where_probes_made_waiters_sleep() {
+    // In the measured run only, an unlock that finds a waiter pays 2 µs
+    // to wake it (the probes lengthened the critical sections until the
+    // waiters slept).
+    let loaded = Machine {
+        wake_on_unlock: 2_000.0,
+        ..Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2])
+    };
+    let (before, after, at) = against_truth("wake-unlock", &locks(), &loaded);
+    assert!(before > 2_000.0, "the wakes perturb ({before} ns)");
+    assert!(after <= 2.0, "worst {after} ns at {at}");
+}
+
+#[test]
 fn a_waiter_woken_late_wakes_after_the_least_delay() {
     // Every second semaphore wait and await wakes 30 µs late in the
     // measured run only.
