@@ -493,8 +493,8 @@ impl Ctx {
                 continue;
             };
             let (t, t_m, t_a) = (even(both), odd(both), odd(comp));
-            // The region's events over its raw and full runs: all are the
-            // full runs' but the raw runs' two.
+            // The region's events over its raw and full runs, per full
+            // run (a raw run adds only its region's enter and leave).
             let per = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
             let short = name.trim_start_matches("kernel:");
             self.add(

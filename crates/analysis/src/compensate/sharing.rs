@@ -1,5 +1,5 @@
-//! The probes' share of the cores in a process whose threads outnumbered
-//! its cores.
+//! The probes' share of the cores of a host that ran more threads than it
+//! had cores.
 //!
 //! There the threads took turns on the cores, and a thread's measured time
 //! holds, besides its own probes, the time it waited for a core while
@@ -8,26 +8,27 @@
 //! being woken) grew by the same proportion: the share p of the cores'
 //! time that went to probes (the thesis's proportional-overhead case,
 //! Lemma 2: the approximation divides the measured offsets by the
-//! dilation). So a stretch of measured length g loses max(α, p·g), α the
-//! probe it follows (while cores were idle, p·g falls below α), and a
-//! wake-up delay kept as measured loses its share p. p is counted from the
-//! trace in bins of a quarter millisecond: the calibrated cost of every
-//! probe recorded by any of the process's threads in the bin, over the
-//! cores' time in it.
+//! dilation). p is counted from the trace in bins of a quarter
+//! millisecond: the calibrated cost of every probe recorded in the bin by
+//! the host's crowded processes, over the cores' time in it. Within a bin,
+//! a location's stretches lose together the larger of its own probes and
+//! p times their length (where cores idled, the latter falls short), and a
+//! wake-up delay kept as measured loses its share p (`pass::LocPass`).
 
 use parallax_model::Error;
 
 use super::costs::Costs;
 use crate::trace::{self, Loc};
 
-/// Width of the bins, ns: a few of the scheduler's time slices.
+/// Width of the bins, ns: shorter than the scheduler's time slices, long
+/// enough to hold thousands of probes.
 const BIN_NS: f64 = 250_000.0;
 
 /// At most this share is taken as the probes': a bin whose calibrated
 /// probe cost would exceed it was not all spent in probes.
 const MAX_SHARE: f64 = 0.9;
 
-/// The probes' share of the cores of one process, over time.
+/// The probes' share of the cores of one host, over time.
 #[derive(Clone, Debug, Default)]
 pub struct Sharing {
     /// Start of the first bin, ns (measured, the clock of `Loc::clock`).
