@@ -104,8 +104,8 @@ pub fn walk_others(
     let mut probe = 2u8;
     // The record waiting for the time of the next one.
     let mut pending: Option<(EventKind, Prior)> = None;
-    let end = |pending: Option<(EventKind, Prior)>,
-               f: &mut dyn FnMut(EventKind, Prior, Option<u64>)| {
+    let last_one = |pending: Option<(EventKind, Prior)>,
+                    f: &mut dyn FnMut(EventKind, Prior, Option<u64>)| {
         if let Some((kind, at)) = pending {
             f(kind, at, None);
         }
@@ -114,11 +114,11 @@ pub fn walk_others(
         let mut t = match r.next_records(&mut block) {
             Ok(Some(base)) => base,
             Ok(None) => {
-                end(pending, &mut f);
+                last_one(pending, &mut f);
                 return Ok(None);
             }
             Err(e) => {
-                end(pending, &mut f);
+                last_one(pending, &mut f);
                 return Ok(Some(e));
             }
         };
@@ -142,7 +142,7 @@ pub fn walk_others(
             let (delta, rec, next) = match evcodec::read_record(&block, i) {
                 Ok(r) => r,
                 Err(e) => {
-                    end(pending, &mut f);
+                    last_one(pending, &mut f);
                     return Ok(Some(e.at(&loc.path)));
                 }
             };

@@ -44,16 +44,34 @@ fn read(dir: &Path) -> Trace {
 fn run(name: &str, p: &Program, exec: Executor) -> (Trace, Trace, Trace, compensate::Summary) {
     let truth = synth::simulate(p, &Machine::with_alpha(0.0, 0.0, 0.0));
     let measured = synth::simulate(p, &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]));
+    let (mdir, cdir, s) = compensated(name, p, &measured, &[], exec);
+    (truth, read(&mdir), read(&cdir), s)
+}
+
+/// Writes `trace`, a measured run of `p`, as an experiment under a fresh
+/// directory `name` (calibrated at [`ALPHA`], each process recording
+/// `properties`) and compensates it with `exec`: the measured and the
+/// compensated experiments' directories, and the summary.
+fn compensated(
+    name: &str,
+    p: &Program,
+    trace: &Trace,
+    properties: &[(&str, &str)],
+    exec: Executor,
+) -> (PathBuf, PathBuf, compensate::Summary) {
     let dir = tmp(name);
     let mdir = dir.join("measured");
     std::fs::create_dir_all(&mdir).unwrap();
-    synth::write(&mdir, p, &measured, ALPHA).unwrap();
+    synth::write_with(&mdir, p, trace, ALPHA, properties).unwrap();
     let exp = Experiment::open(&mdir).unwrap();
     let cdir = dir.join("compensated");
     let s = compensate::compensate(&exp, &cdir, &Options::default(), exec).unwrap();
-    let comp = read(&cdir);
-    let measured = read(&mdir);
-    (truth, measured, comp, s)
+    (mdir, cdir, s)
+}
+
+/// The time of a trace's last event, ns.
+fn end(t: &Trace) -> f64 {
+    t.iter().flatten().map(|e| e.time).max().unwrap() as f64
 }
 
 /// Largest difference between two traces' event times, in ns, and where
@@ -300,13 +318,7 @@ fn against_truth_with(
 ) -> (f64, f64, String, compensate::Summary) {
     let truth = synth::simulate(p, &Machine::with_alpha(0.0, 0.0, 0.0));
     let trace = synth::simulate(p, measured);
-    let dir = tmp(name);
-    let mdir = dir.join("measured");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write_with(&mdir, p, &trace, ALPHA, properties).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
-    let cdir = dir.join("compensated");
-    let s = compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+    let (mdir, cdir, s) = compensated(name, p, &trace, properties, Executor::Sequential);
     let (before, _) = max_error(&truth, &read(&mdir));
     let (after, at) = max_error(&truth, &read(&cdir));
     (before, after, at, s)
@@ -369,19 +381,19 @@ fn taking_turns(name: &str, p: &Program, stretch: f64, cpus: &str) -> f64 {
     };
     let truth = synth::simulate(p, &turns([0.0; 3]));
     let trace = synth::simulate(p, &turns(ALPHA));
-    let dir = tmp(&format!("turns-{name}-{cpus}"));
-    let mdir = dir.join("measured");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write_with(&mdir, p, &trace, ALPHA, &[("cpus", cpus)]).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
-    let cdir = dir.join("compensated");
-    compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
+    let cpus = [("cpus", cpus)];
+    let name = format!("turns-{name}-{}", cpus[0].1);
+    let (_, cdir, _) = compensated(&name, p, &trace, &cpus, Executor::Sequential);
     // A pass that blocks is stepped again: the thread pool, whose passes
     // block at other points, gives the same approximation.
-    let pdir = dir.join("pool");
-    compensate::compensate(&exp, &pdir, &Options::default(), Executor::Threads(2)).unwrap();
-    assert_eq!(read(&cdir), read(&pdir), "{name} on {cpus} cores");
-    let end = |t: &Trace| t.iter().flatten().map(|e| e.time).max().unwrap() as f64;
+    let (_, pdir, _) = compensated(
+        &format!("{name}-pool"),
+        p,
+        &trace,
+        &cpus,
+        Executor::Threads(2),
+    );
+    assert_eq!(read(&cdir), read(&pdir), "{name}");
     (end(&read(&cdir)) - end(&truth)) / end(&truth)
 }
 
@@ -439,14 +451,7 @@ fn probes_dearer_than_calibrated_are_followed_in_place() {
     let p = locks();
     let truth = synth::simulate(&p, &Machine::with_alpha(0.0, 0.0, 0.0));
     let trace = synth::simulate(&p, &Machine::with_alpha(dear[0], dear[1], dear[2]));
-    let dir = tmp("dear");
-    let mdir = dir.join("measured");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write_with(&mdir, &p, &trace, ALPHA, &[]).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
-    let cdir = dir.join("compensated");
-    compensate::compensate(&exp, &cdir, &Options::default(), Executor::Sequential).unwrap();
-    let end = |t: &Trace| t.iter().flatten().map(|e| e.time).max().unwrap() as f64;
+    let (_, cdir, _) = compensated("dear", &p, &trace, &[], Executor::Sequential);
     let (measured, approximated) = (end(&trace), end(&read(&cdir)));
     // At the calibrated cost a fifth of the probes' time would stay.
     let probes = measured - end(&truth);

@@ -151,11 +151,9 @@ pub struct LocPass<'a> {
     latency_min: [f64; CLASSES],
     /// Probe cost not yet removed, ns (see `settle`).
     debt: f64,
-    /// The process's threads outnumbered its cores: waiting for a core was
-    /// the program's own, so start-up and wake-up delays stay as measured.
-    crowded: bool,
-    /// The probes' share of a crowded process's cores: every stretch of
-    /// time loses at least that share (see `sharing`).
+    /// The probes' share of the cores, where the process's host ran more
+    /// threads than cores (`crowded`): every stretch of time loses at
+    /// least that share (see `sharing`).
     sharing: Option<&'a Sharing>,
     /// The current bin of `sharing`, and the probe cost and the share
     /// of it seen so far in the bin, ns.
@@ -193,7 +191,6 @@ impl<'a> LocPass<'a> {
             loc,
             pairing,
             costs,
-            crowded: sharing.is_some(),
             sharing,
             shared: (i64::MIN, 0.0, 0.0),
             in_context: InContext::default(),
@@ -348,7 +345,7 @@ impl<'a> LocPass<'a> {
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
             let mut gap = (tm - ptm) - removed;
-            if self.after_release && !self.crowded {
+            if self.after_release && !self.crowded() {
                 // The rest of an unlock costs its least: more is the wake
                 // of a waiter that the probes put to sleep.
                 let least = self.unlock_least;
@@ -452,6 +449,13 @@ impl<'a> LocPass<'a> {
         (lost, (bin, own2, share2))
     }
 
+    /// Whether the process's host ran more threads than cores: waiting for
+    /// a core was the program's own, so start-up and wake-up delays stay as
+    /// measured, less the probes' share.
+    fn crowded(&self) -> bool {
+        self.sharing.is_some()
+    }
+
     /// The share of a crowded process's cores that went to probes over
     /// `from..to` (0 elsewhere).
     fn share(&self, from: f64, to: f64) -> f64 {
@@ -538,7 +542,7 @@ impl<'a> LocPass<'a> {
             // one ended), unless the threads outnumbered the cores.
             let delay = (tm - p.tm - basis_alpha).max(0.0);
             return p.ta
-                + if self.crowded {
+                + if self.crowded() {
                     delay * (1.0 - self.share(p.tm, tm))
                 } else {
                     delay.min(latency_least)
@@ -574,7 +578,7 @@ impl<'a> LocPass<'a> {
             // waits for the post; if the post now comes first, the waiter
             // finds it there after the least delay.
             let object = class >= Class::Object(Object::Lock).index();
-            let delay = if (object && !self.crowded) || p.ta <= pta {
+            let delay = if (object && !self.crowded()) || p.ta <= pta {
                 floor
             } else {
                 latency.max(0.0) * (1.0 - self.share(p.tm, tm))
@@ -594,7 +598,7 @@ impl<'a> LocPass<'a> {
         // paid for the interleaving that the probes made: a lock word and
         // data that moved between cores at every hand-off, a waiter put to
         // sleep. Not where threads outnumbered the cores.
-        let ta = if class == Class::Object(Object::Lock).index() && !self.crowded {
+        let ta = if class == Class::Object(Object::Lock).index() && !self.crowded() {
             let (o, l) = self.least(class);
             (pta + o).max(p.ta + l)
         } else {

@@ -46,21 +46,20 @@ impl Sharing {
     /// The probes' mean share of the cores over measured times
     /// `from..to`, ns (0 outside the run).
     pub fn share(&self, from: f64, to: f64) -> f64 {
-        let at = |t: f64| {
-            let i = ((t - self.start) / BIN_NS).floor();
-            if i < 0.0 {
-                0.0
-            } else {
-                self.share.get(i as usize).map_or(0.0, |&s| s as f64)
-            }
+        let at = |bin: i64| {
+            usize::try_from(bin)
+                .ok()
+                .and_then(|i| self.share.get(i))
+                .map_or(0.0, |&s| s as f64)
         };
         if to <= from {
-            return at(from);
+            return at(self.bin(from));
         }
         let (mut t, mut sum) = (from, 0.0);
         while t < to {
-            let edge = ((((t - self.start) / BIN_NS).floor() + 1.0) * BIN_NS + self.start).min(to);
-            sum += at(t) * (edge - t);
+            let bin = self.bin(t);
+            let edge = ((bin + 1) as f64 * BIN_NS + self.start).min(to);
+            sum += at(bin) * (edge - t);
             t = edge;
         }
         sum / (to - from)
