@@ -12,7 +12,7 @@
  *             bodies, then sends to rank 1; rank r > 0 receives from r-1,
  *             does n bodies and sends to r+1; the last rank only receives;
  *   reduce    Livermore 3 on ranks: each rank's share of an inner product,
- *             n blocks of 64 elements, one body a block; the partial sums
+ *             n blocks of 128 elements, one body a block; the partial sums
  *             (fixed point, so that the order of addition does not matter)
  *             go to rank 0 with MPI_Reduce.
  * each `passes` times (phases, rounds, messages, sweeps). The bodies of
@@ -60,10 +60,11 @@ static __attribute__((noinline)) uint64_t grain(uint64_t x, unsigned steps) {
     return x;
 }
 
-/* Grain steps of a body, and elements of a reduce block: a body about as
- * long as a fenced probe pair. */
+/* Grain steps of a body, and elements of a reduce block: sized, as the
+ * thread kernels' bodies are (workloads/src/parallel/kernels.rs), so that
+ * the probes make a kernel 2 to 3 times as long. */
 #define STEPS 40
-#define BLOCK 64
+#define BLOCK 128
 
 static int rank, nranks, full;
 

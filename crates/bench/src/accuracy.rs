@@ -120,6 +120,9 @@ struct Group {
     median_chance_error: f64,
     /// Kernels whose |T_a/T - 1| is within their chance error.
     within_chance: usize,
+    /// Kernels whose probes made them less than twice as long (T_m < 2 T),
+    /// short of what the protocol asks of a fully instrumented run.
+    below_twice: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -643,6 +646,7 @@ fn group(ks: &[&Kernel]) -> Group {
             .iter()
             .filter(|k| k.compensated_error.abs() <= k.chance_error)
             .count(),
+        below_twice: ks.iter().filter(|k| k.measured_error < 1.0).count(),
     }
 }
 
@@ -761,14 +765,15 @@ fn print_text(r: &Report) {
     }
     for (kind, g) in &r.summary {
         println!(
-            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%); by chance alone {:.2}% (median), {} kernels within it; T within the context range in {}",
+            "{kind}: {} kernels, median |T_a/T - 1| {:.2}%, worst {:.2}% (uncompensated median {:.1}%); by chance alone {:.2}% (median), {} kernels within it; T within the context range in {}; T_m under 2 T in {}",
             g.kernels,
             100.0 * g.median_abs_error,
             100.0 * g.worst_abs_error,
             100.0 * g.median_abs_measured_error,
             100.0 * g.median_chance_error,
             g.within_chance,
-            g.within_context_range
+            g.within_context_range,
+            g.below_twice
         );
     }
     println!(

@@ -45,10 +45,14 @@ pub(crate) fn grain(mut x: u64, steps: u32) -> u64 {
     x
 }
 
-/// Grain steps of one loop body, by kernel: chosen so that a body takes
-/// about as long as a fenced probe pair (some 100 ns), so that the fully
-/// instrumented run is two to three times as long as the raw one, as in
-/// the Livermore suite.
+/// Grain steps of one loop body, by kernel: chosen so that the fully
+/// instrumented run takes 2.1 to 2.7 times as long as the raw one on this
+/// project's machine (the accuracy protocol asks for at least 2), as the
+/// Livermore blocks do. Beyond that floor, more probes only magnify the
+/// error of their cost: at T_m/T = r, a probe cost off by e moves T_a by
+/// (r − 1)·e of T. Where probes sit in a critical section (`critical`,
+/// `reduction`) or between dependent iterations (`doacross-forward`),
+/// the ratio is higher: there the probes also serialize the threads.
 ///
 /// Where the kernel allows it, each body's chain starts from the previous
 /// body's result on the same thread, as the thesis's null loops did: an
@@ -59,12 +63,12 @@ pub(crate) fn grain(mut x: u64, steps: u32) -> u64 {
 /// synchronization, so its bodies leave nothing to overlap; the Livermore
 /// kernels keep their own definitions, overlap and all.
 pub(crate) const FORKJOIN_STEPS: u32 = 48;
-pub(crate) const REDUCTION_BLOCK: usize = 64;
-pub(crate) const CRITICAL_OUTSIDE_STEPS: u32 = 128;
-pub(crate) const CRITICAL_INSIDE_STEPS: u32 = 48;
-pub(crate) const BARRIER_STEPS: u32 = 32;
-pub(crate) const DOACROSS_STEPS: [u32; 3] = [24, 24, 24];
-pub(crate) const SEMAPHORE_STEPS: u32 = 32;
+pub(crate) const REDUCTION_BLOCK: usize = 128;
+pub(crate) const CRITICAL_OUTSIDE_STEPS: u32 = 192;
+pub(crate) const CRITICAL_INSIDE_STEPS: u32 = 96;
+pub(crate) const BARRIER_STEPS: u32 = 48;
+pub(crate) const DOACROSS_STEPS: [u32; 3] = [40, 40, 40];
+pub(crate) const SEMAPHORE_STEPS: u32 = 52;
 /// Bodies to make an item and to consume one: a post or a wait on a
 /// semaphore is a system call (about a microsecond), which would
 /// otherwise outweigh the probes.

@@ -263,7 +263,7 @@ pub static KERNELS: [Kernel; 7] = [
         name: "reduction",
         description: "Livermore 3-like inner product; partial sums added under a mutex, \
                       outside the body probes",
-        size_doc: "n: blocks of 64 elements; passes: sweeps over the vectors",
+        size_doc: "n: blocks of 128 elements; passes: sweeps over the vectors",
         test: Size { n: 200, passes: 2 },
         bench: Size {
             n: 2000,
