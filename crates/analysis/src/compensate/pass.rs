@@ -345,7 +345,7 @@ impl<'a> LocPass<'a> {
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
             let mut gap = (tm - ptm) - removed;
-            if self.after_release && !self.crowded() {
+            if self.after_release {
                 // The rest of an unlock costs its least: more is the wake
                 // of a waiter that the probes put to sleep.
                 let least = self.unlock_least;
@@ -597,8 +597,8 @@ impl<'a> LocPass<'a> {
         // constant lock costs). A dearer acquisition in the measured run
         // paid for the interleaving that the probes made: a lock word and
         // data that moved between cores at every hand-off, a waiter put to
-        // sleep. Not where threads outnumbered the cores.
-        let ta = if class == Class::Object(Object::Lock).index() && !self.crowded() {
+        // sleep.
+        let ta = if class == Class::Object(Object::Lock).index() {
             let (o, l) = self.least(class);
             (pta + o).max(p.ta + l)
         } else {
