@@ -566,7 +566,21 @@ impl<'a> LocPass<'a> {
         // The least delay after a post, but never more than this very
         // instance took: the measurement shows it possible.
         let floor = latency_least.min(latency.max(0.0));
-        let ta = if waited {
+        if waited {
+            self.latency_min[class] = self.latency_min[class].min(latency.max(0.0));
+        } else {
+            self.own_min[class] = self.own_min[class].min(own.max(0.0));
+        }
+        let ta = if class == Class::Object(Object::Lock).index() {
+            // A lock is taken at its least cost after the request or its
+            // least hand-off after the release, whichever is later (the
+            // thesis's constant lock costs), these included. A dearer
+            // acquisition in the measured run paid for the interleaving
+            // that the probes made: a lock word and data that moved
+            // between cores at every hand-off, a waiter put to sleep.
+            let (o, l) = self.least(class);
+            (pta + o).max(p.ta + l)
+        } else if waited {
             // A waiter on a shared object wakes after the least delay
             // seen: beyond the operating system's wake-up, a thread woken
             // in the measured run waited for a core that probes kept busy,
@@ -586,23 +600,6 @@ impl<'a> LocPass<'a> {
             (pta + own_least).max(p.ta + delay)
         } else {
             local.max(p.ta + floor)
-        };
-        if waited {
-            self.latency_min[class] = self.latency_min[class].min(latency.max(0.0));
-        } else {
-            self.own_min[class] = self.own_min[class].min(own.max(0.0));
-        }
-        // A lock is taken at its least cost after the request or its least
-        // hand-off after the release, whichever is later (the thesis's
-        // constant lock costs). A dearer acquisition in the measured run
-        // paid for the interleaving that the probes made: a lock word and
-        // data that moved between cores at every hand-off, a waiter put to
-        // sleep.
-        let ta = if class == Class::Object(Object::Lock).index() {
-            let (o, l) = self.least(class);
-            (pta + o).max(p.ta + l)
-        } else {
-            ta
         };
         let change = (ta - pta) - own;
         if change < 0.0 {
