@@ -574,7 +574,7 @@ impl<'a> LocPass<'a> {
         let ta = if class == Class::Object(Object::Lock).index() {
             // A lock is taken at its least cost after the request or its
             // least hand-off after the release, whichever is later (the
-            // thesis's constant lock costs), these included. A dearer
+            // thesis's constant lock costs), crowded hosts too. A dearer
             // acquisition in the measured run paid for the interleaving
             // that the probes made: a lock word and data that moved
             // between cores at every hand-off, a waiter put to sleep.
