@@ -397,6 +397,16 @@ fn taking_turns(name: &str, p: &Program, stretch: f64, cpus: &str) -> f64 {
     (end(&read(&cdir)) - end(&truth)) / end(&truth)
 }
 
+/// Checks that `p`, taking turns on 2 cores (`stretch`), is compensated
+/// to the probe-free run, where its own probes alone leave it long (on 4
+/// cores the host was not crowded).
+fn loses_the_probes_share(name: &str, p: &Program, stretch: f64) {
+    let own = taking_turns(name, p, stretch, "4");
+    let shared = taking_turns(name, p, stretch, "2");
+    assert!(own > 0.03, "own probes only: {own}");
+    assert!(shared.abs() < 0.01, "with the probes' share: {shared}");
+}
+
 #[test]
 fn threads_taking_turns_on_the_cores_lose_the_probes_share() {
     // Three threads at once on 2 cores, each getting 2/3 of a core: in
@@ -415,11 +425,7 @@ fn threads_taking_turns_on_the_cores_lose_the_probes_share() {
         locations: locs,
         threads: true,
     };
-    // On 4 cores the process was not crowded: its own probes only.
-    let own = taking_turns("threads", &p, 1.5, "4");
-    let shared = taking_turns("threads", &p, 1.5, "2");
-    assert!(own > 0.03, "own probes only: {own}");
-    assert!(shared.abs() < 0.01, "with the probes' share: {shared}");
+    loses_the_probes_share("threads", &p, 1.5);
 }
 
 #[test]
@@ -435,10 +441,7 @@ fn ranks_taking_turns_on_their_hosts_cores_lose_the_probes_share() {
         locations: locs,
         threads: false,
     };
-    let own = taking_turns("ranks", &p, 2.0, "4");
-    let shared = taking_turns("ranks", &p, 2.0, "2");
-    assert!(own > 0.03, "own probes only: {own}");
-    assert!(shared.abs() < 0.01, "with the probes' share: {shared}");
+    loses_the_probes_share("ranks", &p, 2.0);
 }
 
 #[test]
