@@ -22,6 +22,7 @@ mod sharing;
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use parallax_model::defs::Def;
 use parallax_model::experiment::{self, EventWriter, Experiment};
@@ -291,14 +292,15 @@ fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>>
 }
 
 /// By process: the probes' share of its host's cores where the host was
-/// crowded, counted over the host's crowded processes.
+/// crowded, counted over the host's crowded processes (one count per host,
+/// which its processes share).
 fn shares(
     exp: &Experiment,
     locs: &[trace::Loc],
     costs: &[Costs],
     crowded: &[Option<Crowded>],
-) -> Result<Vec<Option<Sharing>>, Error> {
-    let mut hosts: BTreeMap<(Option<&str>, usize), Sharing> = BTreeMap::new();
+) -> Result<Vec<Option<Arc<Sharing>>>, Error> {
+    let mut hosts: BTreeMap<(Option<&str>, usize), Arc<Sharing>> = BTreeMap::new();
     let mut out = Vec::with_capacity(exp.processes.len());
     for (i, c) in crowded.iter().enumerate() {
         let Some(c) = c else {
@@ -312,7 +314,7 @@ fn shares(
                 .filter(|l| crowded[l.process].is_some() && host_of(exp, l.process) == host)
                 .map(|l| (l, &costs[l.process]))
                 .collect();
-            v.insert(Sharing::measure(&mine, c.cpus)?);
+            v.insert(Arc::new(Sharing::measure(&mine, c.cpus)?));
         }
         out.push(hosts.get(&host).cloned());
     }
@@ -335,7 +337,7 @@ fn replay_once(
     mine: &crate::executor::Share,
     pairing: &pairing::Pairing,
     costs: &[Costs],
-    shares: &[Option<Sharing>],
+    shares: &[Option<Arc<Sharing>>],
     out: &Path,
     opts: &Options,
     exec: Executor,
@@ -352,7 +354,7 @@ fn replay_once(
             i,
             pairing,
             costs[loc.process].clone(),
-            shares.get(loc.process).and_then(Option::as_ref),
+            shares.get(loc.process).and_then(Option::as_deref),
             opts.convention,
             Some(w),
         )?);
