@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use parallax_model::event::EventKind;
 
 use crate::executor::Executor;
+use crate::fasthash::FastMap;
 use crate::trace::{self, Loc, Prior};
 
 /// Begins of a location's collectives not yet ended, oldest first: a
@@ -328,14 +329,12 @@ fn list_and_pair(
         summarized: (0..locs.len()).map(|li| summary(li).is_some()).collect(),
         ..Pairing::default()
     };
-    let mut by_object: HashMap<(Object, u64), Vec<Rec>> = HashMap::new();
+    let mut lists = Vec::with_capacity(listed.len());
     for (recs, colls, warning, unlock) in listed {
         out.unlock = out.unlock.min(unlock);
-        let n = recs.len();
-        out.syncs.push(VecDeque::from(vec![Sync::default(); n]));
-        for r in recs {
-            by_object.entry((r.object, r.id)).or_default().push(r);
-        }
+        out.syncs
+            .push(VecDeque::from(vec![Sync::default(); recs.len()]));
+        lists.push(recs);
         for (comm, c) in colls {
             out.collectives.entry(comm).or_default().push(c);
         }
@@ -344,10 +343,10 @@ fn list_and_pair(
     for counts in out.collectives.values_mut() {
         counts.sort_unstable();
     }
-    let mut objects: Vec<_> = by_object.into_iter().collect();
-    objects.sort_unstable_by_key(|(k, _)| *k);
-    out.threads_at_once = threads_at_once(locs, &objects);
-    for ((object, id), mut recs) in objects {
+    let (objects, mut all) = by_object(lists);
+    out.threads_at_once = threads_at_once(locs, &objects, &all);
+    for &((object, id), span) in &objects {
+        let recs = &mut all[span.0..span.1];
         // Producers first at equal times: a release recorded in the same
         // tick as the next acquisition came before it.
         recs.sort_by(|a, b| {
@@ -358,13 +357,13 @@ fn list_and_pair(
         });
         // The costs are learned from the measured pairing: a re-paired
         // wait's measured times belong to another partner.
-        let (latency, own) = pair_object(object, id, &recs, &mut out.syncs);
+        let (latency, own) = pair_object(object, id, recs, &mut out.syncs);
         if let (Object::Lock, Some(req)) = (object, requests) {
-            let before = partners(&recs, &out.syncs);
-            for r in &recs {
+            let before = partners(recs, &out.syncs);
+            for r in recs.iter() {
                 out.syncs[r.loc][r.ord] = Sync::default();
             }
-            recs = first_come_first_served(recs, req);
+            let recs = first_come_first_served(recs.to_vec(), req);
             pair_object(object, id, &recs, &mut out.syncs);
             for (k, p) in partners(&recs, &out.syncs) {
                 out.syncs[k.0][k.1].repaired = before.get(&k) != Some(&p);
@@ -379,14 +378,55 @@ fn list_and_pair(
     out
 }
 
+/// An object and where its events lie in the list of all.
+type Object_ = ((Object, u64), (usize, usize));
+
+/// Every location's listed events grouped by object: the objects in key
+/// order, each with its span of the list, which holds each object's events
+/// in location order (a counting sort: one lookup and one move per event).
+fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Object_>, Vec<Rec>) {
+    let mut slots: FastMap<(Object, u64), usize> = FastMap::default();
+    let mut counts: Vec<usize> = Vec::new();
+    let mut slot_of: Vec<u32> = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+    for r in lists.iter().flatten() {
+        let next = slots.len();
+        let slot = *slots.entry((r.object, r.id)).or_insert(next);
+        if slot == counts.len() {
+            counts.push(0);
+        }
+        counts[slot] += 1;
+        slot_of.push(slot as u32);
+    }
+    let mut keys: Vec<((Object, u64), usize)> = slots.into_iter().collect();
+    keys.sort_unstable_by_key(|&(k, _)| k);
+    let mut start = vec![0; counts.len()];
+    let mut objects = Vec::with_capacity(keys.len());
+    let mut at = 0;
+    for (key, slot) in keys {
+        start[slot] = at;
+        objects.push((key, (at, at + counts[slot])));
+        at += counts[slot];
+    }
+    let Some(&first) = lists.iter().flatten().next() else {
+        return (objects, Vec::new());
+    };
+    let mut all = vec![first; at];
+    for (r, &slot) in lists.iter().flatten().zip(&slot_of) {
+        let i = &mut start[slot as usize];
+        all[*i] = *r;
+        *i += 1;
+    }
+    (objects, all)
+}
+
 /// By process, the most created threads alive at once: each from its
 /// start (the wait on its creation) to its end (the post its join waits
 /// for).
-fn threads_at_once(locs: &[Loc], objects: &[((Object, u64), Vec<Rec>)]) -> Vec<u32> {
+fn threads_at_once(locs: &[Loc], objects: &[Object_], all: &[Rec]) -> Vec<u32> {
     let processes = locs.iter().map(|l| l.process + 1).max().unwrap_or(0);
     let mut changes: Vec<(usize, f64, i32)> = Vec::new();
-    for ((object, _), recs) in objects {
-        for r in recs {
+    for &((object, _), span) in objects {
+        for r in &all[span.0..span.1] {
             let step = match (object, r.role) {
                 (Object::ThreadStart, Role::Consumer(_)) => 1,
                 (Object::ThreadEnd, Role::Producer) => -1,

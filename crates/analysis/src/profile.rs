@@ -380,6 +380,9 @@ pub struct TreeBuilder {
     index: crate::fasthash::FastMap<(Option<u32>, RegionId), u32>,
     stack: Vec<(u32, u64, u64)>,
     last: u64,
+    /// The node entered last and its key: a loop enters the same region
+    /// under the same parent again and again, without a lookup.
+    recent: Option<((Option<u32>, RegionId), u32)>,
 }
 
 impl TreeBuilder {
@@ -393,21 +396,30 @@ impl TreeBuilder {
             index: Default::default(),
             stack: Vec::new(),
             last: 0,
+            recent: None,
         }
     }
 
     /// A region is entered at `t`.
     pub fn enter(&mut self, region: RegionId, t: u64) {
         let parent = self.stack.last().map(|f| f.0);
-        let nodes = &mut self.tree.nodes;
-        let id = *self.index.entry((parent, region)).or_insert_with(|| {
-            nodes.push(Node {
-                parent,
-                region,
-                stats: Stats::EMPTY,
-            });
-            (nodes.len() - 1) as u32
-        });
+        let key = (parent, region);
+        let id = match self.recent {
+            Some((k, id)) if k == key => id,
+            _ => {
+                let nodes = &mut self.tree.nodes;
+                let id = *self.index.entry(key).or_insert_with(|| {
+                    nodes.push(Node {
+                        parent,
+                        region,
+                        stats: Stats::EMPTY,
+                    });
+                    (nodes.len() - 1) as u32
+                });
+                self.recent = Some((key, id));
+                id
+            }
+        };
         self.stack.push((id, t, 0));
     }
 

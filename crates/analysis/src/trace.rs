@@ -61,14 +61,8 @@ pub fn for_each_event(
     mut f: impl FnMut(&Event, f64),
 ) -> Result<Option<Error>, Error> {
     let mut r = EventReader::open(&loc.path)?;
-    let mut batch = Vec::new();
     loop {
-        batch.clear();
-        let more = r.next_block(&mut batch);
-        for e in &batch {
-            f(e, loc.clock.ns(e.time) - t0_ns);
-        }
-        match more {
+        match r.each_in_block(|e| f(&e, loc.clock.ns(e.time) - t0_ns)) {
             Ok(true) => {}
             Ok(false) => return Ok(None),
             Err(e) => return Ok(Some(e)),

@@ -497,6 +497,13 @@ impl EventReader {
     /// of all earlier blocks have been delivered; later calls return
     /// `Ok(false)`.
     pub fn next_block(&mut self, out: &mut Vec<Event>) -> Result<bool, Error> {
+        self.each_in_block(|e| out.push(e))
+    }
+
+    /// Calls `f` with each event of the next block as it is decoded (no
+    /// copy of the block's events); `Ok(false)` at the end. Errors as
+    /// [`EventReader::next_block`].
+    pub fn each_in_block(&mut self, f: impl FnMut(Event)) -> Result<bool, Error> {
         let Some((records, mut time)) =
             block_records(&mut self.blocks, &mut self.done, &self.path)?
         else {
@@ -504,7 +511,7 @@ impl EventReader {
         };
         // The good prefix of a damaged block is kept: it was checksummed, so
         // only the encoder (not the disk) can have produced the bad record.
-        let r = evcodec::decode_records(records, &mut time, &mut self.stack, |e| out.push(e));
+        let r = evcodec::decode_records(records, &mut time, &mut self.stack, f);
         self.settle(r)
     }
 
