@@ -105,8 +105,8 @@ pub fn walk_others(
         }
     };
     loop {
-        let mut t = match r.next_records(&mut block) {
-            Ok(Some(base)) => base,
+        let (mut t, mut i) = match r.next_records(&mut block) {
+            Ok(Some(at)) => at,
             Ok(None) => {
                 last_one(pending, &mut f);
                 return Ok(None);
@@ -116,7 +116,6 @@ pub fn walk_others(
                 return Ok(Some(e));
             }
         };
-        let mut i = 0;
         loop {
             let start = i;
             while let Some((delta, region, end)) = evcodec::read_plain(&block, i) {
@@ -207,7 +206,7 @@ impl Stream {
             let r = self.reader.as_mut()?;
             self.pos = 0;
             match r.next_records(&mut self.block) {
-                Ok(Some(base)) => self.time = base,
+                Ok(Some((base, start))) => (self.time, self.pos) = (base, start),
                 Ok(None) => {
                     self.block.clear();
                     self.reader = None;

@@ -515,18 +515,21 @@ impl EventReader {
         self.settle(r)
     }
 
-    /// Copies the next block's records into `out` (replacing its
-    /// contents) and returns the block's base time; `None` at the end. For
-    /// readers that decode one record at a time with
-    /// [`evcodec::read_record`], keeping their own region stack.
-    pub fn next_records(&mut self, out: &mut Vec<u8>) -> Result<Option<u64>, Error> {
-        let Some((records, time)) = block_records(&mut self.blocks, &mut self.done, &self.path)?
-        else {
+    /// Reads the next block into `out` (replacing its contents) and
+    /// returns the block's base time and the byte of `out` where its
+    /// records begin; `None` at the end. For readers that decode one record
+    /// at a time with [`evcodec::read_record`], keeping their own region
+    /// stack.
+    pub fn next_records(&mut self, out: &mut Vec<u8>) -> Result<Option<(u64, usize)>, Error> {
+        if self.done {
             return Ok(None);
-        };
-        out.clear();
-        out.extend_from_slice(records);
-        Ok(Some(time))
+        }
+        match self.blocks.read_into(out) {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(e) => return Err(e.at(&self.path)),
+        }
+        block_base(out, &mut self.done, &self.path).map(|t| Some((t, EVENT_BLOCK_PREFIX)))
     }
 
     fn settle(&mut self, r: Result<(), Error>) -> Result<bool, Error> {
@@ -564,17 +567,24 @@ fn block_records<'a>(
         Ok(None) => return Ok(None),
         Err(e) => return Err(e.at(path)),
     };
-    // A bad block ends the reading: the region stack (and so the regions
-    // of later leaves) cannot be trusted past it.
-    let Some(time) = file::u64_at(block, 0).filter(|_| block.len() >= EVENT_BLOCK_PREFIX) else {
-        *done = true;
-        return Err(Error::corrupt(format!(
-            "event block of {} bytes is shorter than its {EVENT_BLOCK_PREFIX}-byte prefix",
-            block.len()
-        ))
-        .at(path));
-    };
+    let time = block_base(block, done, path)?;
     Ok(Some((&block[EVENT_BLOCK_PREFIX..], time)))
+}
+
+/// The base time of an event block's payload `block`. A bad block ends the
+/// reading (`done`): the region stack (and so the regions of later leaves)
+/// cannot be trusted past it.
+fn block_base(block: &[u8], done: &mut bool, path: &Path) -> Result<u64, Error> {
+    file::u64_at(block, 0)
+        .filter(|_| block.len() >= EVENT_BLOCK_PREFIX)
+        .ok_or_else(|| {
+            *done = true;
+            Error::corrupt(format!(
+                "event block of {} bytes is shorter than its {EVENT_BLOCK_PREFIX}-byte prefix",
+                block.len()
+            ))
+            .at(path)
+        })
 }
 
 /// Writes a location's event file from whole events, offline (analysis

@@ -140,14 +140,24 @@ impl<R: std::io::Read> BlockReader<R> {
 
     /// The next block's payload, `Ok(None)` at the end of the file.
     pub fn next_block(&mut self) -> Result<Option<&[u8]>, Error> {
+        let mut buf = std::mem::take(&mut self.buf);
+        let r = self.read_into(&mut buf);
+        self.buf = buf;
+        Ok(r?.then_some(&self.buf[..]))
+    }
+
+    /// Reads the next block's payload into `buf` (replacing its contents:
+    /// a caller that keeps the payload keeps no copy of it); `Ok(false)`
+    /// at the end of the file.
+    pub fn read_into(&mut self, buf: &mut Vec<u8>) -> Result<bool, Error> {
         if self.done {
-            return Ok(None);
+            return Ok(false);
         }
         let mut h = [0u8; BLOCK_HEADER_LEN];
         let got = self.fill(&mut h)?;
         if got == 0 {
             self.done = true;
-            return Ok(None);
+            return Ok(false);
         }
         if got < BLOCK_HEADER_LEN {
             return Err(self.fail(
@@ -166,24 +176,25 @@ impl<R: std::io::Read> BlockReader<R> {
                 format!("block length {len} is impossible"),
             ));
         }
-        let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
+        // At once: grown a step at a time, a large block would be copied
+        // at every step.
+        buf.reserve(len);
         let got = (&mut self.inner)
             .take(len as u64)
-            .read_to_end(&mut buf)
+            .read_to_end(buf)
             .map_err(|e| self.fail(ErrorKind::Io, e.to_string()))?;
-        self.buf = buf;
         if got < len {
             return Err(self.fail(
                 ErrorKind::Truncated,
                 format!("file ends {got} bytes into a block of {len} bytes"),
             ));
         }
-        if crc32fast::hash(&self.buf) != crc {
+        if crc32fast::hash(buf) != crc {
             return Err(self.fail(ErrorKind::Corrupt, "block checksum mismatch".into()));
         }
         self.offset += (BLOCK_HEADER_LEN + len) as u64;
-        Ok(Some(&self.buf))
+        Ok(true)
     }
 
     /// Reads as much of `out` as the file has; returns how much.

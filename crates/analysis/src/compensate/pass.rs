@@ -120,13 +120,17 @@ pub struct LocStats {
     pub warning: Option<String>,
 }
 
+/// The pairing of a location that has none.
+static NO_SYNCS: VecDeque<Sync> = VecDeque::new();
+
 pub struct LocPass<'a> {
     pub loc: &'a Loc,
     pairing: &'a Pairing,
     costs: Costs,
     convention: Convention,
     events: Stream,
-    syncs: VecDeque<Sync>,
+    /// The pairing of its sync events, in order.
+    syncs: &'a VecDeque<Sync>,
     /// Number of the next sync event, and of the current one.
     sync_next: usize,
     sync_cur: usize,
@@ -202,7 +206,7 @@ impl<'a> LocPass<'a> {
             sync_next: 0,
             sync_cur: 0,
             requests: Vec::new(),
-            syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
+            syncs: pairing.syncs.get(index).unwrap_or(&NO_SYNCS),
             cur: Current::default(),
             force: false,
             missing: None,
@@ -324,7 +328,7 @@ impl<'a> LocPass<'a> {
             ref k if k.is_shared_sync() => {
                 self.sync_cur = self.sync_next;
                 self.sync_next += 1;
-                let s = self.syncs.pop_front().unwrap_or_default();
+                let s = self.syncs.get(self.sync_cur).copied().unwrap_or_default();
                 c.repaired = s.repaired;
                 c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object(l.object)));
                 if let Some((l, readers)) = s.posts {
@@ -444,7 +448,7 @@ impl<'a> LocPass<'a> {
         } else {
             (0.0, 0.0)
         };
-        let (own2, share2) = (own + palpha, share + (tm - ptm) * s.share(ptm, tm));
+        let (own2, share2) = (own + palpha, share + s.over(ptm, tm));
         let lost = own2.max(share2) - own.max(share) + self.debt;
         (lost, (bin, own2, share2))
     }
@@ -618,7 +622,7 @@ impl<'a> LocPass<'a> {
     }
 
     fn emit(&mut self, e: &Event, ta: f64) {
-        let tick = (ta.max(0.0).round() as u64).max(self.last_tick);
+        let tick = round_tick(ta).max(self.last_tick);
         self.last_tick = tick;
         match e.kind {
             EventKind::Enter { region } => self.tree.enter(region, tick),
@@ -635,6 +639,16 @@ impl<'a> LocPass<'a> {
             }
         }
     }
+}
+
+/// `ns` rounded to the nearest tick (halves away from zero), 0 if negative:
+/// `f64::round` without a call to the C library's (once per event).
+#[inline]
+fn round_tick(ns: f64) -> u64 {
+    let x = ns.max(0.0);
+    let whole = x as u64;
+    // The fraction of a double is exact, and so is this difference.
+    whole.saturating_add((x - whole as f64 >= 0.5) as u64)
 }
 
 /// Whether the runtime records an event of kind `k` right after entering
@@ -742,5 +756,39 @@ impl Pass for LocPass<'_> {
 
     fn waiting_for(&self) -> Option<Key> {
         self.missing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_tick;
+
+    #[test]
+    fn ticks_round_as_the_c_library_does() {
+        let tricky = [
+            0.0,
+            -0.0,
+            -3.7,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            1e9 + 0.4999,
+            1e9 + 0.5,
+            4503599627370495.5,
+            9007199254740993.0,
+            1.8446744073709552e19,
+            1e30,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let mut x = 0.123_f64;
+        let spread = (0..10_000).map(|_| {
+            x = (x * 7919.0 + 0.37) % 1e7;
+            x
+        });
+        for v in tricky.into_iter().chain(spread) {
+            assert_eq!(round_tick(v), v.max(0.0).round() as u64, "{v}");
+        }
     }
 }

@@ -51,23 +51,39 @@ impl Sharing {
     /// The probes' mean share of the cores over measured times
     /// `from..to`, ns (0 outside the run).
     pub fn share(&self, from: f64, to: f64) -> f64 {
-        let at = |bin: i64| {
-            usize::try_from(bin)
-                .ok()
-                .and_then(|i| self.share.get(i))
-                .map_or(0.0, |&s| s as f64)
-        };
         if to <= from {
-            return at(self.bin(from));
+            return self.at(self.bin(from));
         }
-        let (mut t, mut sum) = (from, 0.0);
-        while t < to {
-            let bin = self.bin(t);
-            let edge = ((bin + 1) as f64 * BIN_NS + self.start).min(to);
-            sum += at(bin) * (edge - t);
-            t = edge;
+        self.over(from, to) / (to - from)
+    }
+
+    /// The probes' share of the cores summed over measured times
+    /// `from..to`, ns: the probes' time among `to - from` of one core's.
+    #[inline]
+    pub fn over(&self, from: f64, to: f64) -> f64 {
+        let mut bin = self.bin(from);
+        let mut edge = (bin + 1) as f64 * BIN_NS + self.start;
+        if to <= edge {
+            // Most stretches lie within one bin.
+            return self.at(bin) * (to - from);
         }
-        sum / (to - from)
+        let mut sum = self.at(bin) * (edge - from);
+        while edge < to {
+            bin += 1;
+            let next = (edge + BIN_NS).min(to);
+            sum += self.at(bin) * (next - edge);
+            edge = next;
+        }
+        sum
+    }
+
+    /// The share in bin `bin` (0 outside the run).
+    #[inline]
+    fn at(&self, bin: i64) -> f64 {
+        usize::try_from(bin)
+            .ok()
+            .and_then(|i| self.share.get(i))
+            .map_or(0.0, |&s| s as f64)
     }
 
     /// Counts the probes of the locations `locs`, each with its process's
