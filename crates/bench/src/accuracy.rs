@@ -134,6 +134,10 @@ struct Report {
     kernels: Vec<Kernel>,
     summary: BTreeMap<&'static str, Group>,
     compensation_events_per_s: f64,
+    /// The same, over the runs of the sequential kernels (one location
+    /// each) and over those of the parallel ones (threads, ranks and
+    /// their synchronization).
+    compensation_events_per_s_by_kind: BTreeMap<&'static str, f64>,
 }
 
 /// Where the workload binaries and the interposition library are.
@@ -329,12 +333,17 @@ struct Ctx {
     clock: String,
     /// Livermore kernels chosen (empty: all).
     livermore_kernels: Vec<u32>,
-    /// (events, seconds) of every compensation run.
-    timing: Vec<(u64, f64)>,
+    /// (events, seconds) of every compensation run, by kind of kernel.
+    timing: BTreeMap<&'static str, Vec<(u64, f64)>>,
     kernels: Vec<Kernel>,
 }
 
 impl Ctx {
+    /// Where the compensation runs of kernels of kind `kind` are timed.
+    fn timed(&mut self, kind: &'static str) -> &mut Vec<(u64, f64)> {
+        self.timing.entry(kind).or_default()
+    }
+
     fn trace_env(&self, c: &mut Command, dir: &Path) {
         c.env("PARALLAX_MODE", "trace")
             .env("PARALLAX_OUT", dir)
@@ -446,7 +455,7 @@ impl Ctx {
                 }
                 block = block * 2 / 3;
             };
-            let (comp_dir, context) = compensate_dir(&dir, &mut self.timing)?;
+            let (comp_dir, context) = compensate_dir(&dir, self.timed("sequential"))?;
             let (_, comp) = kernel_spans(&comp_dir)?;
             let t = even(&both);
             let events =
@@ -488,7 +497,7 @@ impl Ctx {
         self.trace_env(&mut c, &dir);
         run_ok(&mut c, "parallel --level raw,full")?;
         let both = spans(&dir, "kernel:")?;
-        let (comp_dir, context) = compensate_dir(&dir, &mut self.timing)?;
+        let (comp_dir, context) = compensate_dir(&dir, self.timed("parallel"))?;
         let comp = spans(&comp_dir, "kernel:")?;
         let events = probe_events(&dir);
         for (name, both) in &both {
@@ -560,7 +569,7 @@ impl Ctx {
         self.trace_env(&mut c, &dir);
         run_ok(&mut c, "mpirun accuracy --level full")?;
         let full = spans(&dir, "kernel:")?;
-        let (comp_dir, context) = compensate_dir(&dir, &mut self.timing)?;
+        let (comp_dir, context) = compensate_dir(&dir, self.timed("parallel"))?;
         let comp = spans(&comp_dir, "kernel:")?;
         let events = probe_events(&dir);
         for (name, t) in &raw {
@@ -671,7 +680,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         quick: a.quick,
         clock: a.clock.clone(),
         livermore_kernels: a.kernels.clone(),
-        timing: Vec::new(),
+        timing: BTreeMap::new(),
         kernels: Vec::new(),
     };
     let mut problems = Vec::new();
@@ -712,7 +721,15 @@ pub fn main(a: &Args) -> Result<(), String> {
         reps: ctx.reps,
         clock: ctx.clock.clone(),
         summary,
-        compensation_events_per_s: round(compensation_speed(&ctx.timing), 0),
+        compensation_events_per_s: round(
+            compensation_speed(&ctx.timing.values().flatten().copied().collect::<Vec<_>>()),
+            0,
+        ),
+        compensation_events_per_s_by_kind: ctx
+            .timing
+            .iter()
+            .map(|(&k, t)| (k, round(compensation_speed(t), 0)))
+            .collect(),
         kernels: ctx.kernels,
     };
     if a.json {
@@ -776,8 +793,14 @@ fn print_text(r: &Report) {
             g.below_twice
         );
     }
+    let by_kind: Vec<String> = r
+        .compensation_events_per_s_by_kind
+        .iter()
+        .map(|(k, v)| format!("{k} kernels {:.1}", v / 1e6))
+        .collect();
     println!(
-        "compensation: {:.1} M events/s on one core",
-        r.compensation_events_per_s / 1e6
+        "compensation: {:.1} M events/s on one core ({})",
+        r.compensation_events_per_s / 1e6,
+        by_kind.join(", ")
     );
 }
