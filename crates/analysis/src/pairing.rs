@@ -103,8 +103,7 @@ pub struct Sync {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Role {
     Producer,
-    /// A consumer; for an await, the index it needs.
-    Consumer(u64),
+    Consumer,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -119,28 +118,37 @@ struct Rec {
     loc: usize,
     ord: usize,
     role: Role,
-    /// Advance index (producers of sync variables).
+    /// For sync variables, the index an advance reached (a producer) or an
+    /// await needs (a consumer).
     index: u64,
+}
+
+impl Rec {
+    /// Where it sorts among events of the same time: producers first, in
+    /// no order of their own; consumers by the index they need.
+    fn rank(&self) -> (Role, u64) {
+        match self.role {
+            Role::Producer => (Role::Producer, 0),
+            Role::Consumer => (Role::Consumer, self.index),
+        }
+    }
 }
 
 // Listings are gathered from every rank under the MPI executor.
 impl crate::wire::Wire for Rec {
     fn put(&self, out: &mut Vec<u8>) {
-        let (role, need) = match self.role {
-            Role::Producer => (0u8, 0),
-            Role::Consumer(i) => (1, i),
-        };
+        let role = (self.role == Role::Consumer) as u8;
         (self.object, self.id, self.t, self.prev, self.prev_probe).put(out);
-        (self.loc, self.ord, role, need, self.index).put(out);
+        (self.loc, self.ord, role, self.index).put(out);
     }
     fn get(r: &mut crate::wire::Reader<'_>) -> Self {
         use crate::wire::Wire;
         let (object, id, t, prev, prev_probe) = Wire::get(r);
-        let (loc, ord, role, need, index): (usize, usize, u8, u64, u64) = Wire::get(r);
+        let (loc, ord, role, index): (usize, usize, u8, u64) = Wire::get(r);
         let role = if role == 0 {
             Role::Producer
         } else {
-            Role::Consumer(need)
+            Role::Consumer
         };
         Rec {
             object,
@@ -165,19 +173,19 @@ fn classify(e: &EventKind, rank: u32) -> Option<(Object, u64, Role, u64)> {
     use EventKind::*;
     Some(match *e {
         LockRelease { lock } => (Object::Lock, lock, Role::Producer, 0),
-        LockAcquired { lock } => (Object::Lock, lock, Role::Consumer(0), 0),
+        LockAcquired { lock } => (Object::Lock, lock, Role::Consumer, 0),
         SemPost { sem } => (Object::Sem, sem, Role::Producer, 0),
-        SemAcquired { sem } => (Object::Sem, sem, Role::Consumer(0), 0),
+        SemAcquired { sem } => (Object::Sem, sem, Role::Consumer, 0),
         Advance { var, index } => (Object::SyncVar, var, Role::Producer, index),
-        AwaitDone { var, index } => (Object::SyncVar, var, Role::Consumer(index), 0),
+        AwaitDone { var, index } => (Object::SyncVar, var, Role::Consumer, index),
         ThreadCreate { token } => (Object::ThreadStart, token, Role::Producer, 0),
-        ThreadBegin { token } => (Object::ThreadStart, token, Role::Consumer(0), 0),
+        ThreadBegin { token } => (Object::ThreadStart, token, Role::Consumer, 0),
         ThreadEnd { token } => (Object::ThreadEnd, token, Role::Producer, 0),
-        ThreadJoin { token } => (Object::ThreadEnd, token, Role::Consumer(0), 0),
+        ThreadJoin { token } => (Object::ThreadEnd, token, Role::Consumer, 0),
         Put { target, addr, .. } | Atomic { target, addr, .. } => {
             (Object::Value, value_id(target, addr), Role::Producer, 0)
         }
-        ValueReached { addr } => (Object::Value, value_id(rank, addr), Role::Consumer(0), 0),
+        ValueReached { addr } => (Object::Value, value_id(rank, addr), Role::Consumer, 0),
         _ => return None,
     })
 }
@@ -351,7 +359,7 @@ fn list_and_pair(
         // tick as the next acquisition came before it.
         recs.sort_by(|a, b| {
             a.t.total_cmp(&b.t)
-                .then(a.role.cmp(&b.role))
+                .then(a.rank().cmp(&b.rank()))
                 .then(a.loc.cmp(&b.loc))
                 .then(a.ord.cmp(&b.ord))
         });
@@ -428,7 +436,7 @@ fn threads_at_once(locs: &[Loc], objects: &[Object_], all: &[Rec]) -> Vec<u32> {
     for &((object, _), span) in objects {
         for r in &all[span.0..span.1] {
             let step = match (object, r.role) {
-                (Object::ThreadStart, Role::Consumer(_)) => 1,
+                (Object::ThreadStart, Role::Consumer) => 1,
                 (Object::ThreadEnd, Role::Producer) => -1,
                 _ => continue,
             };
@@ -549,7 +557,7 @@ fn pair_object(
                         producers.push(r);
                         readers.push(0);
                     }
-                    Role::Consumer(_) => {
+                    Role::Consumer => {
                         let last = producers.len().checked_sub(1);
                         needs(r, last, &mut readers);
                     }
@@ -565,7 +573,7 @@ fn pair_object(
                         producers.push(r);
                         readers.push(0);
                     }
-                    Role::Consumer(_) => {
+                    Role::Consumer => {
                         let p = free.pop_front();
                         needs(r, p, &mut readers);
                     }
@@ -584,8 +592,8 @@ fn pair_object(
                         producers.push(r);
                         readers.push(0);
                     }
-                    Role::Consumer(index) => {
-                        let p = high.partition_point(|&h| h < index);
+                    Role::Consumer => {
+                        let p = high.partition_point(|&h| h < r.index);
                         needs(r, (p < producers.len()).then_some(p), &mut readers);
                     }
                 }
