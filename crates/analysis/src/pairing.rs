@@ -312,7 +312,10 @@ fn list_and_pair(
                 f64::INFINITY,
             );
         }
-        let mut recs = Vec::new();
+        // As many as the writer counted (a hint: never more than a record
+        // a byte), so that the list is not copied as it grows.
+        let hint = loc.summary.as_ref().map_or(0, |s| s.syncs.min(s.bytes));
+        let mut recs = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
         let mut colls = BTreeMap::new();
         let mut unlock = f64::INFINITY;
         // Times in ticks, converted only for the sync events: most events
