@@ -390,15 +390,15 @@ fn list_and_pair(
 }
 
 /// An object and where its events lie in the list of all.
-type Object_ = ((Object, u64), (usize, usize));
+type Span = ((Object, u64), (usize, usize));
 
 /// Every location's listed events grouped by object: the objects in key
 /// order, each with its span of the list, which holds each object's events
 /// in location order (a counting sort: one lookup and one move per event).
-fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Object_>, Vec<Rec>) {
+fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Span>, Vec<Rec>) {
     let mut slots: FastMap<(Object, u64), usize> = FastMap::default();
     let mut counts: Vec<usize> = Vec::new();
-    let mut slot_of: Vec<u32> = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+    let mut slot_of: Vec<usize> = Vec::with_capacity(lists.iter().map(Vec::len).sum());
     for r in lists.iter().flatten() {
         let next = slots.len();
         let slot = *slots.entry((r.object, r.id)).or_insert(next);
@@ -406,7 +406,7 @@ fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Object_>, Vec<Rec>) {
             counts.push(0);
         }
         counts[slot] += 1;
-        slot_of.push(slot as u32);
+        slot_of.push(slot);
     }
     let mut keys: Vec<((Object, u64), usize)> = slots.into_iter().collect();
     keys.sort_unstable_by_key(|&(k, _)| k);
@@ -423,7 +423,7 @@ fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Object_>, Vec<Rec>) {
     };
     let mut all = vec![first; at];
     for (r, &slot) in lists.iter().flatten().zip(&slot_of) {
-        let i = &mut start[slot as usize];
+        let i = &mut start[slot];
         all[*i] = *r;
         *i += 1;
     }
@@ -433,7 +433,7 @@ fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Object_>, Vec<Rec>) {
 /// By process, the most created threads alive at once: each from its
 /// start (the wait on its creation) to its end (the post its join waits
 /// for).
-fn threads_at_once(locs: &[Loc], objects: &[Object_], all: &[Rec]) -> Vec<u32> {
+fn threads_at_once(locs: &[Loc], objects: &[Span], all: &[Rec]) -> Vec<u32> {
     let processes = locs.iter().map(|l| l.process + 1).max().unwrap_or(0);
     let mut changes: Vec<(usize, f64, i32)> = Vec::new();
     for &((object, _), span) in objects {
