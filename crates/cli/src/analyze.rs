@@ -60,7 +60,9 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         warnings.extend(w);
     }
     let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
+    let progress = parallax_report::term::Progress::new("bottleneck analysis", 0);
     let mut rep = run.all_or_none(bottleneck::analyze(&exp, &cfg, run.exec).map_err(Into::into))?;
+    drop(progress);
     if !run.is_root() {
         return Ok(std::process::ExitCode::SUCCESS);
     }

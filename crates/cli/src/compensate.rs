@@ -87,10 +87,12 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     };
     let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
     let started = std::time::Instant::now();
+    let progress = parallax_report::term::Progress::new("compensating", 0);
     let s = run.all_or_none(
         compensate::compensate(&exp, &out, &opts, run.exec)
             .with_context(|| format!("cannot compensate {}", a.dir.display())),
     )?;
+    drop(progress);
     if !run.is_root() {
         return Ok(std::process::ExitCode::SUCCESS);
     }
