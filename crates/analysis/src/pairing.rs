@@ -222,6 +222,9 @@ fn list(
     }
 }
 
+/// The pairing of a location that has none.
+pub(crate) static NO_SYNCS: VecDeque<Sync> = VecDeque::new();
+
 /// The result of pairing: per location, one [`Sync`] per sync event in
 /// order; per communicator, how many locations took part in each of its
 /// collectives.

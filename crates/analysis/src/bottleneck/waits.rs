@@ -27,7 +27,7 @@ use parallax_model::region::{Category, RegionKind};
 use super::path::{self, Chain, Path, Slot};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::pairing::{Link, OpenCollectives, Pairing, Sync};
+use crate::pairing::{Link, OpenCollectives, Pairing, Sync, NO_SYNCS};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
 
@@ -403,7 +403,8 @@ pub struct LocPass<'a> {
     table: &'a Table,
     t0: f64,
     events: Stream,
-    syncs: VecDeque<Sync>,
+    /// The pairing of its sync events, in order.
+    syncs: &'a VecDeque<Sync>,
     /// Synchronization events on shared objects met.
     syncs_met: u64,
     /// The prepared dependency of the current event; `ready` once prepared.
@@ -580,7 +581,7 @@ impl<'a> LocPass<'a> {
             table,
             t0,
             events: Stream::open(loc)?,
-            syncs: pairing.syncs.get(index).cloned().unwrap_or_default(),
+            syncs: pairing.syncs.get(index).unwrap_or(&NO_SYNCS),
             syncs_met: 0,
             need: None,
             ready: false,
@@ -949,8 +950,12 @@ impl<'a> LocPass<'a> {
             self.last_got = t;
         }
         if e.kind.is_shared_sync() {
+            let s = self
+                .syncs
+                .get(self.syncs_met as usize)
+                .copied()
+                .unwrap_or_default();
             self.syncs_met += 1;
-            let s = self.syncs.pop_front().unwrap_or_default();
             if let Some((link, readers)) = s.posts {
                 let chain = self.cp.snapshot();
                 let note = self.note();

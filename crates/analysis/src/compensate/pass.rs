@@ -14,7 +14,7 @@ use parallax_model::profile::CallTree;
 use super::costs::Costs;
 use super::sharing::Sharing;
 use super::Convention;
-use crate::pairing::{Link, Object, OpenCollectives, Pairing, Sync};
+use crate::pairing::{Link, Object, OpenCollectives, Pairing, Sync, NO_SYNCS};
 use crate::profile::TreeBuilder;
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
@@ -119,9 +119,6 @@ pub struct LocStats {
     /// A problem that cut the stream short.
     pub warning: Option<String>,
 }
-
-/// The pairing of a location that has none.
-static NO_SYNCS: VecDeque<Sync> = VecDeque::new();
 
 pub struct LocPass<'a> {
     pub loc: &'a Loc,
