@@ -21,6 +21,9 @@ pub const BLOCK_MAGIC: [u8; 4] = *b"PBLK";
 /// Largest payload a block may declare; anything larger is corruption.
 pub const MAX_BLOCK: usize = 1 << 30;
 
+/// The most a block reader allocates before it has read the bytes.
+const RESERVE_AT_ONCE: usize = 64 << 20;
+
 /// The kinds of Parallax files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
@@ -178,8 +181,9 @@ impl<R: std::io::Read> BlockReader<R> {
         }
         buf.clear();
         // At once: grown a step at a time, a large block would be copied
-        // at every step.
-        buf.reserve(len);
+        // at every step. Up to a bound, so that a damaged header claiming a
+        // huge block in a short file costs no huge allocation.
+        buf.reserve(len.min(RESERVE_AT_ONCE));
         let got = (&mut self.inner)
             .take(len as u64)
             .read_to_end(buf)
