@@ -222,16 +222,13 @@ fn list(
     }
 }
 
-/// The pairing of a location that has none.
-pub(crate) static NO_SYNCS: VecDeque<Sync> = VecDeque::new();
-
 /// The result of pairing: per location, one [`Sync`] per sync event in
 /// order; per communicator, how many locations took part in each of its
 /// collectives.
 #[derive(Debug, Default)]
 pub struct Pairing {
     /// By location, in event order.
-    pub syncs: Vec<VecDeque<Sync>>,
+    pub syncs: Vec<Vec<Sync>>,
     /// By communicator: each participating location's collective count,
     /// sorted.
     collectives: HashMap<u64, Vec<u64>>,
@@ -258,6 +255,16 @@ pub struct Pairing {
 }
 
 impl Pairing {
+    /// What the `n`-th sync event of location `loc` does (nothing, if
+    /// pairing did not list it).
+    pub fn sync(&self, loc: usize, n: usize) -> Sync {
+        self.syncs
+            .get(loc)
+            .and_then(|s| s.get(n))
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// How many locations took part in the `seq`-th collective on `comm`.
     pub fn members(&self, comm: u64, seq: u64) -> u32 {
         self.collectives.get(&comm).map_or(1, |counts| {
@@ -346,8 +353,7 @@ fn list_and_pair(
     let mut lists = Vec::with_capacity(listed.len());
     for (recs, colls, warning, unlock) in listed {
         out.unlock = out.unlock.min(unlock);
-        out.syncs
-            .push(VecDeque::from(vec![Sync::default(); recs.len()]));
+        out.syncs.push(vec![Sync::default(); recs.len()]);
         lists.push(recs);
         for (comm, c) in colls {
             out.collectives.entry(comm).or_default().push(c);
@@ -466,10 +472,7 @@ fn threads_at_once(locs: &[Loc], objects: &[Span], all: &[Rec]) -> Vec<u32> {
 
 /// Each consumer's producer as (location, event number), by the consumer's
 /// (location, event number), under the pairing in `syncs`.
-fn partners(
-    recs: &[Rec],
-    syncs: &[VecDeque<Sync>],
-) -> HashMap<(usize, usize), Option<(usize, usize)>> {
+fn partners(recs: &[Rec], syncs: &[Vec<Sync>]) -> HashMap<(usize, usize), Option<(usize, usize)>> {
     let mut producers: HashMap<u64, (usize, usize)> = HashMap::new();
     for r in recs {
         if let Some((l, _)) = syncs[r.loc][r.ord].posts {
@@ -540,12 +543,7 @@ fn first_come_first_served(recs: Vec<Rec>, req: &Requests) -> Vec<Rec> {
 /// Pairs the events of one object, sorted by measured time; returns the
 /// least delays from a post, and from a wait's start (by the probe that
 /// started it), to the wait's completion.
-fn pair_object(
-    object: Object,
-    id: u64,
-    recs: &[Rec],
-    syncs: &mut [VecDeque<Sync>],
-) -> (f64, [f64; 3]) {
+fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [Vec<Sync>]) -> (f64, [f64; 3]) {
     let link = |seq: u64| Link { object, id, seq };
     let mut readers: Vec<u32> = Vec::new();
     let mut producers: Vec<&Rec> = Vec::new();

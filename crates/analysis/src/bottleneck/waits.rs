@@ -27,7 +27,7 @@ use parallax_model::region::{Category, RegionKind};
 use super::path::{self, Chain, Path, Slot};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::pairing::{Link, OpenCollectives, Pairing, Sync, NO_SYNCS};
+use crate::pairing::{Link, OpenCollectives, Pairing};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
 
@@ -403,8 +403,6 @@ pub struct LocPass<'a> {
     table: &'a Table,
     t0: f64,
     events: Stream,
-    /// The pairing of its sync events, in order.
-    syncs: &'a VecDeque<Sync>,
     /// Synchronization events on shared objects met.
     syncs_met: u64,
     /// The prepared dependency of the current event; `ready` once prepared.
@@ -581,7 +579,6 @@ impl<'a> LocPass<'a> {
             table,
             t0,
             events: Stream::open(loc)?,
-            syncs: pairing.syncs.get(index).unwrap_or(&NO_SYNCS),
             syncs_met: 0,
             need: None,
             ready: false,
@@ -951,10 +948,8 @@ impl<'a> LocPass<'a> {
         }
         if e.kind.is_shared_sync() {
             let s = self
-                .syncs
-                .get(self.syncs_met as usize)
-                .copied()
-                .unwrap_or_default();
+                .pairing
+                .sync(self.index as usize, self.syncs_met as usize);
             self.syncs_met += 1;
             if let Some((link, readers)) = s.posts {
                 let chain = self.cp.snapshot();

@@ -3,8 +3,6 @@
 //! waited on another location, from that location's approximated post
 //! (event-based), as in Malony's thesis ch. 3-5.
 
-use std::collections::VecDeque;
-
 use crate::fasthash::FastMap;
 
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
@@ -14,7 +12,7 @@ use parallax_model::profile::CallTree;
 use super::costs::Costs;
 use super::sharing::Sharing;
 use super::Convention;
-use crate::pairing::{Link, Object, OpenCollectives, Pairing, Sync, NO_SYNCS};
+use crate::pairing::{Link, Object, OpenCollectives, Pairing};
 use crate::profile::TreeBuilder;
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
@@ -126,8 +124,8 @@ pub struct LocPass<'a> {
     costs: Costs,
     convention: Convention,
     events: Stream,
-    /// The pairing of its sync events, in order.
-    syncs: &'a VecDeque<Sync>,
+    /// The location's number in the pairing.
+    index: usize,
     /// Number of the next sync event, and of the current one.
     sync_next: usize,
     sync_cur: usize,
@@ -200,10 +198,10 @@ impl<'a> LocPass<'a> {
             unlock_least: (pairing.unlock - event_ns).max(0.0),
             convention,
             events: Stream::open(loc)?,
+            index,
             sync_next: 0,
             sync_cur: 0,
             requests: Vec::new(),
-            syncs: pairing.syncs.get(index).unwrap_or(&NO_SYNCS),
             cur: Current::default(),
             force: false,
             missing: None,
@@ -325,7 +323,7 @@ impl<'a> LocPass<'a> {
             ref k if k.is_shared_sync() => {
                 self.sync_cur = self.sync_next;
                 self.sync_next += 1;
-                let s = self.syncs.get(self.sync_cur).copied().unwrap_or_default();
+                let s = self.pairing.sync(self.index, self.sync_cur);
                 c.repaired = s.repaired;
                 c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object(l.object)));
                 if let Some((l, readers)) = s.posts {
