@@ -302,13 +302,27 @@ fn printed_seconds(stdout: &str, key: &str) -> BTreeMap<String, Vec<f64>> {
 /// issue's protocol asks for at least 2.
 const SLOWDOWN: f64 = 2.2;
 
-/// Innermost iterations of one kernel run, as the Livermore runners print
-/// them.
-fn printed_iterations(stdout: &str) -> Option<u64> {
-    stdout.lines().find_map(|line| {
-        serde_json::from_str::<serde_json::Value>(line).ok()?["iterations"].as_u64()
-    })
+/// A count the Livermore runners print for a kernel run (`iterations`,
+/// `passes`).
+fn printed_count(stdout: &str, key: &str) -> Option<u64> {
+    stdout
+        .lines()
+        .find_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()?[key].as_u64())
 }
+
+/// About how long a raw run of a Livermore kernel lasts. This machine's
+/// speed drifts by tens of percent over tens of milliseconds; short runs
+/// let raw and full alternate before it does. With the code the same at
+/// both levels and nothing recorded, the median of full over raw strayed
+/// from 1 by up to 54 % (typically 3 %) in 7 runs of the preset length
+/// (5 to 20 ms), and by at most 2.6 % (typically 0.8 %) in 56 runs of an
+/// eighth of it.
+const RUN_NS: f64 = 1e6;
+
+/// Raw and full runs of a Livermore kernel per repetition asked for
+/// (`--reps`): as many short runs as it takes to measure about as long as
+/// the preset length would.
+const RUNS_PER_REP: usize = 8;
 
 /// Innermost iterations per probed block so that a probe pair (enter and
 /// leave through `entry`, at the cost the pilot run's calibration
@@ -396,47 +410,61 @@ impl Ctx {
     }
 
     /// Sequential Livermore kernels, each in a process of its own: its raw
-    /// and full runs alternate `reps` times, so that T and T_m are measured
+    /// and full runs, each about [`RUN_NS`] long, alternate
+    /// [`RUNS_PER_REP`] × `reps` times, so that T and T_m are measured
     /// close in time (this machine's speed drifts by half from one second
     /// to the next) and the probes are calibrated before each run. The full
     /// level puts a region around every block of B innermost iterations, B
     /// sized by a pilot raw run so that the probes make the kernel at least
     /// [`SLOWDOWN`] times slower (T_m/T).
     fn livermore(&mut self, suite: &str, exe: &Path, preload: bool) -> Result<(), String> {
-        let reps = self.reps.to_string();
+        let runs = self.reps * RUNS_PER_REP;
+        let reps = runs.to_string();
         let numbers: Vec<u32> = if self.livermore_kernels.is_empty() {
             (1..=24).collect()
         } else {
             self.livermore_kernels.clone()
         };
         for number in numbers {
-            let run =
-                |levels: &str, reps: &str, block: usize| -> Result<(PathBuf, String), String> {
-                    let dir = self.work.join(format!("{suite}-{number:02}"));
-                    let _ = std::fs::remove_dir_all(&dir);
-                    let mut c = Command::new(exe);
-                    c.args(["--kernels", &number.to_string(), "--levels", levels])
-                        .args(["--reps", reps, "--block", &block.to_string()]);
-                    if self.quick {
-                        c.args(["--scale", "test"]);
-                    }
-                    self.trace_env(&mut c, &dir);
-                    if preload {
-                        c.env("LD_PRELOAD", self.tools.preload());
-                    }
-                    let what = format!("{} --kernels {number} --levels {levels}", exe.display());
-                    Ok((dir, run_ok(&mut c, &what)?))
-                };
+            let run = |levels: &str,
+                       reps: &str,
+                       passes: Option<u64>,
+                       block: usize|
+             -> Result<(PathBuf, String), String> {
+                let dir = self.work.join(format!("{suite}-{number:02}"));
+                let _ = std::fs::remove_dir_all(&dir);
+                let mut c = Command::new(exe);
+                c.args(["--kernels", &number.to_string(), "--levels", levels])
+                    .args(["--reps", reps, "--block", &block.to_string()]);
+                if self.quick {
+                    c.args(["--scale", "test"]);
+                }
+                if let Some(p) = passes {
+                    c.args(["--passes", &p.to_string()]);
+                }
+                self.trace_env(&mut c, &dir);
+                if preload {
+                    c.env("LD_PRELOAD", self.tools.preload());
+                }
+                let what = format!("{} --kernels {number} --levels {levels}", exe.display());
+                Ok((dir, run_ok(&mut c, &what)?))
+            };
             let kernel_spans = |dir: &Path| -> Result<(String, Vec<f64>), String> {
                 spans(dir, "lfk")?
                     .into_iter()
                     .find(|(n, _)| !n.contains(' '))
                     .ok_or_else(|| format!("{}: no kernel region", dir.display()))
             };
-            let (pilot_dir, pilot_out) = run("raw", "1", 1)?;
+            let (pilot_dir, pilot_out) = run("raw", "1", None, 1)?;
             let (_, pilot) = kernel_spans(&pilot_dir)?;
-            let iterations = printed_iterations(&pilot_out)
-                .ok_or_else(|| format!("{suite} kernel {number}: no iteration count printed"))?;
+            let printed = |key| {
+                printed_count(&pilot_out, key)
+                    .ok_or_else(|| format!("{suite} kernel {number}: no {key} printed"))
+            };
+            let (iterations, pilot_passes) = (printed("iterations")?, printed("passes")?);
+            // Passes for a raw run of about RUN_NS (never more than the preset).
+            let passes = ((pilot_passes as f64 * RUN_NS / median(&pilot)).round() as u64)
+                .clamp(1, pilot_passes);
             let entry = if preload {
                 Entry::CPreserving
             } else {
@@ -448,7 +476,7 @@ impl Ctx {
             // is at least twice as slow (the pilot's raw time can differ
             // from that of the blocked code).
             let (dir, name, both) = loop {
-                let (dir, _) = run("raw,full", &reps, block)?;
+                let (dir, _) = run("raw,full", &reps, Some(passes), block)?;
                 let (name, both) = kernel_spans(&dir)?;
                 if block == 1 || median(&odd(&both)) >= 2.05 * median(&even(&both)) {
                     break (dir, name, both);
@@ -458,8 +486,7 @@ impl Ctx {
             let (comp_dir, context) = compensate_dir(&dir, self.timed("sequential"))?;
             let (_, comp) = kernel_spans(&comp_dir)?;
             let t = even(&both);
-            let events =
-                probe_events(&dir).get(&name).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            let events = probe_events(&dir).get(&name).copied().unwrap_or(0) / runs.max(1) as u64;
             self.add(
                 suite,
                 &name,

@@ -5,7 +5,7 @@
  * region names), measured through the interposition library.
  *
  *   lfk [--kernels 1,3,5-7|all] [--level none,raw,full|all] [--reps N]
- *       [--warmup N] [--scale test|bench] [--block N]
+ *       [--warmup N] [--scale test|bench] [--passes N] [--block N]
  *
  * One JSON line per kernel run:
  *   {"kernel":"lfk03","level":"raw","rep":0,"n":1001,"passes":6900,
@@ -19,9 +19,13 @@
  * weak entry points of ../pxprobe.h: without the interposition library
  * nothing is recorded.
  *
- * The arithmetic is the same at every level: each kernel's loops are one
- * always-inline function whose `full` argument is a constant in two
- * non-inline callers, so the probe-free copy has no trace of the probes.
+ * The machine code is the same at every level: each kernel's loops are
+ * one non-inline function, called with the level hidden from the compiler
+ * (OPAQUE), whose block boundary tests it again through OPAQUE, so that no
+ * copy of the loop without the probes can be made; only the probes differ
+ * between raw and full. (As two copies, one with a constant 0 and one with
+ * a constant 1, the loops compiled differently: with no probe recording,
+ * the copy with probes took from 0.68 to 1.25 times the other's time.)
  * Every innermost iteration passes its index through an empty asm with
  * a memory clobber (OPAQUE), like std::hint::black_box in the Rust
  * version: the compiler cannot vectorize, fuse or reorder iterations, so
@@ -114,13 +118,12 @@ static size_t block_size = 1;
 /* One step of an innermost loop: at every block_size-th step a block of
  * iterations ends and the next begins. When `full` the block is a region:
  * the previous block's region is left and a new one entered. Otherwise the
- * step counts all the same and the block boundary is an opaque no-op, so
- * both copies run the same loop code and only the probes differ. */
+ * step counts all the same and the block boundary is an opaque no-op. */
 #define BODY(name)                                                          \
     static px_site body_site_ = {name, PX_LOOP, 0};                         \
     if (--blk_left_ == 0) {                                                 \
         blk_left_ = blk_size_;                                              \
-        if (full) {                                                         \
+        if (OPAQUE(full)) {                                                 \
             px_leave_preserving(blk_in_);                                   \
             blk_in_ = px_enter_preserving(&body_site_);                     \
         } else {                                                            \
@@ -130,10 +133,9 @@ static size_t block_size = 1;
 
 #define LOOPS static inline __attribute__((always_inline)) void
 
-/* The two copies of kernel k's loops: without and with the probes. */
-#define COPIES(k)                                                           \
-    static __attribute__((noinline)) void k##_plain(struct k *d) { k##_loops(d, 0); } \
-    static __attribute__((noinline)) void k##_probed(struct k *d) { k##_loops(d, 1); }
+/* Kernel k's loops, the one copy that every level runs. */
+#define RUNNER(k)                                                           \
+    static __attribute__((noinline)) void k##_run(struct k *d, int full) { k##_loops(d, full); }
 
 /* === kernels 1 to 8 === */
 
@@ -143,7 +145,7 @@ static void k01_new(struct k01 *d, size_t n) {
     d->q = 0.5, d->r = 0.25, d->t = 0.125;
     d->x = zeros(n), d->y = fill(n, 101, 0.1, 1.0), d->zx = fill(n + 11, 102, 0.1, 1.0);
 }
-LOOPS k01_loops(struct k01 *d, const int full) {
+LOOPS k01_loops(struct k01 *d, int full) {
     BLOCKS;
     double q = d->q, r = d->r, t = d->t, *x = d->x, *y = d->y, *zx = d->zx;
     for (size_t p = 0; p < d->passes; p++)
@@ -153,7 +155,7 @@ LOOPS k01_loops(struct k01 *d, const int full) {
             x[kk] = q + y[kk] * (r * zx[kk + 10] + t * zx[kk + 11]);
         }
 }
-COPIES(k01)
+RUNNER(k01)
 static double k01_sum(struct k01 *d) { return sum(d->x, d->n); }
 
 /* Kernel 2, ICCG excerpt: halving levels II = n, n/2, ...; on each,
@@ -171,7 +173,7 @@ static uint64_t k02_per_pass(size_t n) {
 static void k02_new(struct k02 *d, size_t n) {
     d->x = fill(2 * n + 2, 201, 0.1, 1.0), d->v = fill(2 * n + 2, 202, 0.05, 0.45);
 }
-LOOPS k02_loops(struct k02 *d, const int full) {
+LOOPS k02_loops(struct k02 *d, int full) {
     BLOCKS;
     double *x = d->x, *v = d->v;
     for (size_t p = 0; p < d->passes; p++) {
@@ -190,7 +192,7 @@ LOOPS k02_loops(struct k02 *d, const int full) {
         } while (ii > 1);
     }
 }
-COPIES(k02)
+RUNNER(k02)
 static double k02_sum(struct k02 *d) { return sum(d->x, 2 * d->n + 2); }
 
 /* Kernel 3, inner product: Q = Q + Z(k)*X(k) from Q = 0. */
@@ -198,7 +200,7 @@ struct k03 { size_t n, passes; double q, *x, *z; };
 static void k03_new(struct k03 *d, size_t n) {
     d->q = 0.0, d->x = fill(n, 301, -1.0, 1.0), d->z = fill(n, 302, -1.0, 1.0);
 }
-LOOPS k03_loops(struct k03 *d, const int full) {
+LOOPS k03_loops(struct k03 *d, int full) {
     BLOCKS;
     double *x = d->x, *z = d->z;
     for (size_t p = 0; p < d->passes; p++) {
@@ -211,7 +213,7 @@ LOOPS k03_loops(struct k03 *d, const int full) {
         d->q = q;
     }
 }
-COPIES(k03)
+RUNNER(k03)
 static double k03_sum(struct k03 *d) { return d->q; }
 
 /* Kernel 4, banded linear equations: for k = 7, 7+m, ... <= n,
@@ -225,7 +227,7 @@ static uint64_t k04_per_pass(size_t n) {
 static void k04_new(struct k04 *d, size_t n) {
     d->x = fill(n + n / 5 + 1, 401, 0.0, 1.0), d->y = fill(n, 402, 0.0, 0.5);
 }
-LOOPS k04_loops(struct k04 *d, const int full) {
+LOOPS k04_loops(struct k04 *d, int full) {
     BLOCKS;
     size_t n = d->n, m = (n - 7) / 2;
     double *x = d->x, *y = d->y;
@@ -242,7 +244,7 @@ LOOPS k04_loops(struct k04 *d, const int full) {
             x[kk + 5] = y[4] * temp;
         }
 }
-COPIES(k04)
+RUNNER(k04)
 static double k04_sum(struct k04 *d) { return sum(d->x, d->n + d->n / 5 + 1); }
 
 /* Kernel 5, tri-diagonal elimination: X(i) = Z(i)*(Y(i) - X(i-1)). */
@@ -250,7 +252,7 @@ struct k05 { size_t n, passes; double *x, *y, *z; };
 static void k05_new(struct k05 *d, size_t n) {
     d->x = fill(n, 501, 0.0, 1.0), d->y = fill(n, 502, 0.0, 1.0), d->z = fill(n, 503, 0.1, 0.9);
 }
-LOOPS k05_loops(struct k05 *d, const int full) {
+LOOPS k05_loops(struct k05 *d, int full) {
     BLOCKS;
     double *x = d->x, *y = d->y, *z = d->z;
     for (size_t p = 0; p < d->passes; p++)
@@ -260,7 +262,7 @@ LOOPS k05_loops(struct k05 *d, const int full) {
             x[ii] = z[ii] * (y[ii] - x[ii - 1]);
         }
 }
-COPIES(k05)
+RUNNER(k05)
 static double k05_sum(struct k05 *d) { return sum(d->x, d->n); }
 
 /* Kernel 6, general linear recurrence: W(i) = 0.01, then
@@ -269,7 +271,7 @@ struct k06 { size_t n, passes; double *w, *b; };
 static void k06_new(struct k06 *d, size_t n) {
     d->w = fill(n, 601, 0.0, 1.0), d->b = fill(n * n, 602, 0.0, 1.0 / (double)n);
 }
-LOOPS k06_loops(struct k06 *d, const int full) {
+LOOPS k06_loops(struct k06 *d, int full) {
     BLOCKS;
     size_t n = d->n;
     double *w = d->w, *b = d->b;
@@ -283,7 +285,7 @@ LOOPS k06_loops(struct k06 *d, const int full) {
             }
         }
 }
-COPIES(k06)
+RUNNER(k06)
 static double k06_sum(struct k06 *d) { return sum(d->w, d->n); }
 
 /* Kernel 7, equation of state fragment. */
@@ -293,7 +295,7 @@ static void k07_new(struct k07 *d, size_t n) {
     d->x = zeros(n), d->y = fill(n, 701, 0.0, 1.0), d->z = fill(n, 702, 0.0, 1.0);
     d->u = fill(n + 6, 703, 0.0, 1.0);
 }
-LOOPS k07_loops(struct k07 *d, const int full) {
+LOOPS k07_loops(struct k07 *d, int full) {
     BLOCKS;
     double q = d->q, r = d->r, t = d->t, *x = d->x, *y = d->y, *z = d->z, *u = d->u;
     for (size_t p = 0; p < d->passes; p++)
@@ -305,7 +307,7 @@ LOOPS k07_loops(struct k07 *d, const int full) {
                          t * (u[kk + 6] + q * (u[kk + 5] + q * u[kk + 4])));
         }
 }
-COPIES(k07)
+RUNNER(k07)
 static double k07_sum(struct k07 *d) { return sum(d->x, d->n); }
 
 /* Kernel 8, ADI integration; Ui(kx,ky,nl) at ((nl-1)*(n+1) + ky-1)*5 + kx-1. */
@@ -316,7 +318,7 @@ static void k08_new(struct k08 *d, size_t n) {
     d->u3 = fill(len, 803, 0.0, 1.0);
     d->du1 = zeros(n + 1), d->du2 = zeros(n + 1), d->du3 = zeros(n + 1);
 }
-LOOPS k08_loops(struct k08 *d, const int full) {
+LOOPS k08_loops(struct k08 *d, int full) {
     BLOCKS;
     size_t n = d->n;
     const double a11 = 0.11, a12 = 0.12, a13 = 0.13, a21 = 0.21, a22 = 0.22, a23 = 0.23,
@@ -347,7 +349,7 @@ LOOPS k08_loops(struct k08 *d, const int full) {
             }
 #undef AT
 }
-COPIES(k08)
+RUNNER(k08)
 static double k08_sum(struct k08 *d) {
     size_t len = 2 * (d->n + 1) * 5;
     return sum(d->u1, len) + sum(d->u2, len) + sum(d->u3, len);
@@ -358,7 +360,7 @@ static double k08_sum(struct k08 *d) {
 /* Kernel 9, integrate predictors; PX(i,k) at (k-1)*25 + i-1. */
 struct k09 { size_t n, passes; double *px; };
 static void k09_new(struct k09 *d, size_t n) { d->px = fill(n * 25, 901, 0.0, 1.0); }
-LOOPS k09_loops(struct k09 *d, const int full) {
+LOOPS k09_loops(struct k09 *d, int full) {
     BLOCKS;
     const double dm22 = 0.22, dm23 = 0.23, dm24 = 0.24, dm25 = 0.25, dm26 = 0.26, dm27 = 0.27,
                  dm28 = 0.28, c0 = 0.5;
@@ -372,7 +374,7 @@ LOOPS k09_loops(struct k09 *d, const int full) {
                     c0 * (px[q + 4] + px[q + 5]) + px[q + 2];
         }
 }
-COPIES(k09)
+RUNNER(k09)
 static double k09_sum(struct k09 *d) { return sum(d->px, d->n * 25); }
 
 /* Kernel 10, difference predictors. */
@@ -380,7 +382,7 @@ struct k10 { size_t n, passes; double *px, *cx; };
 static void k10_new(struct k10 *d, size_t n) {
     d->px = fill(n * 25, 1001, 0.0, 1.0), d->cx = fill(n * 25, 1002, 0.0, 1.0);
 }
-LOOPS k10_loops(struct k10 *d, const int full) {
+LOOPS k10_loops(struct k10 *d, int full) {
     BLOCKS;
     double *px = d->px, *cx = d->cx;
     for (size_t p = 0; p < d->passes; p++)
@@ -408,13 +410,13 @@ LOOPS k10_loops(struct k10 *d, const int full) {
             px[q + 12] = cr;
         }
 }
-COPIES(k10)
+RUNNER(k10)
 static double k10_sum(struct k10 *d) { return sum(d->px, d->n * 25); }
 
 /* Kernel 11, first sum: X(k) = X(k-1) + Y(k). */
 struct k11 { size_t n, passes; double *x, *y; };
 static void k11_new(struct k11 *d, size_t n) { d->x = zeros(n), d->y = fill(n, 1101, -1.0, 1.0); }
-LOOPS k11_loops(struct k11 *d, const int full) {
+LOOPS k11_loops(struct k11 *d, int full) {
     BLOCKS;
     double *x = d->x, *y = d->y;
     for (size_t p = 0; p < d->passes; p++) {
@@ -426,7 +428,7 @@ LOOPS k11_loops(struct k11 *d, const int full) {
         }
     }
 }
-COPIES(k11)
+RUNNER(k11)
 static double k11_sum(struct k11 *d) { return sum(d->x, d->n); }
 
 /* Kernel 12, first difference: X(k) = Y(k+1) - Y(k). */
@@ -434,7 +436,7 @@ struct k12 { size_t n, passes; double *x, *y; };
 static void k12_new(struct k12 *d, size_t n) {
     d->x = zeros(n), d->y = fill(n + 1, 1201, -1.0, 1.0);
 }
-LOOPS k12_loops(struct k12 *d, const int full) {
+LOOPS k12_loops(struct k12 *d, int full) {
     BLOCKS;
     double *x = d->x, *y = d->y;
     for (size_t p = 0; p < d->passes; p++)
@@ -444,7 +446,7 @@ LOOPS k12_loops(struct k12 *d, const int full) {
             x[kk] = y[kk + 1] - y[kk];
         }
 }
-COPIES(k12)
+RUNNER(k12)
 static double k12_sum(struct k12 *d) { return sum(d->x, d->n); }
 
 /* Kernel 13, 2-D particle in cell; MOD2N(i, 64) is i AND 63. */
@@ -470,7 +472,7 @@ static void k13_new(struct k13 *d, size_t n) {
     d->y = fill(96, 1307, -1.0, 1.0), d->z = fill(96, 1308, -1.0, 1.0);
     d->e = k13_offsets(1309), d->f = k13_offsets(1310);
 }
-LOOPS k13_loops(struct k13 *d, const int full) {
+LOOPS k13_loops(struct k13 *d, int full) {
     BLOCKS;
     double *p = d->p, *b = d->b, *c = d->c, *h = d->h, *y = d->y, *z = d->z;
     int64_t *e = d->e, *f = d->f;
@@ -493,7 +495,7 @@ LOOPS k13_loops(struct k13 *d, const int full) {
             h[j2 * 64 + i2] += 1.0;
         }
 }
-COPIES(k13)
+RUNNER(k13)
 static double k13_sum(struct k13 *d) { return sum(d->p, d->n * 4) + sum(d->h, 64 * 64); }
 
 /* Kernel 14, 1-D particle in cell: gather, push, deposit (three loops);
@@ -510,7 +512,7 @@ static void k14_new(struct k14 *d, size_t n) {
     d->xi = zeros(n), d->ex1 = zeros(n), d->dex1 = zeros(n), d->vx = zeros(n);
     d->xx = zeros(n), d->rx = zeros(n), d->rh = zeros(2050);
 }
-LOOPS k14_loops(struct k14 *d, const int full) {
+LOOPS k14_loops(struct k14 *d, int full) {
     BLOCKS;
     const double flx = 0.001;
     double *grd = d->grd, *ex = d->ex, *dex = d->dex, *xi = d->xi, *ex1 = d->ex1;
@@ -546,7 +548,7 @@ LOOPS k14_loops(struct k14 *d, const int full) {
         }
     }
 }
-COPIES(k14)
+RUNNER(k14)
 static double k14_sum(struct k14 *d) {
     return sum(d->rh, 2050) + sum(d->xx, d->n) + sum(d->vx, d->n);
 }
@@ -558,7 +560,7 @@ static void k15_new(struct k15 *d, size_t n) {
     d->vh = fill(len, 1501, 0.1, 1.0), d->vf = fill(len, 1502, 0.5, 1.5);
     d->vg = fill(len, 1503, 0.1, 1.0), d->vy = zeros(len), d->vs = zeros(len);
 }
-LOOPS k15_loops(struct k15 *d, const int full) {
+LOOPS k15_loops(struct k15 *d, int full) {
     BLOCKS;
     const size_t ng = 7, nz = d->n;
     const double ar = 0.053, br = 0.073;
@@ -602,7 +604,7 @@ LOOPS k15_loops(struct k15 *d, const int full) {
             }
 #undef AT
 }
-COPIES(k15)
+RUNNER(k15)
 static double k15_sum(struct k15 *d) { return sum(d->vy, 7 * d->n) + sum(d->vs, 7 * d->n); }
 
 /* Kernel 16, Monte Carlo search loop. The LFK's data is not reproduced:
@@ -657,7 +659,7 @@ static void k16_new(struct k16 *d, size_t n) {
     d->r = r, d->s = s, d->t = t, d->plan = plan, d->d = dd, d->zone = zone;
     d->k2 = 0, d->k3 = 0, d->m = 0;
 }
-LOOPS k16_loops(struct k16 *dat, const int full) {
+LOOPS k16_loops(struct k16 *dat, int full) {
     BLOCKS;
     size_t n = dat->n;
     double r = dat->r, s = dat->s, t = dat->t, *plan = dat->plan, *d = dat->d;
@@ -719,7 +721,7 @@ LOOPS k16_loops(struct k16 *dat, const int full) {
     }
     dat->k2 = k2, dat->k3 = k3, dat->m = m;
 }
-COPIES(k16)
+RUNNER(k16)
 static double k16_sum(struct k16 *d) { return (double)d->k2 + (double)d->k3 + (double)d->m; }
 
 /* === kernels 17 to 24 === */
@@ -733,7 +735,7 @@ static void k17_new(struct k17 *d, size_t n) {
     d->vxne = fill(len, 1703, 0.0, 1.0), d->vxnd = zeros(len), d->ve3 = zeros(len);
     d->vlr = fill(len, 1704, 0.1, 0.9), d->vlin = fill(len, 1705, 0.1, 1.0);
 }
-LOOPS k17_loops(struct k17 *d, const int full) {
+LOOPS k17_loops(struct k17 *d, int full) {
     BLOCKS;
     const double dw = 5.0 / 3.0, fw = 1.0 / 3.0, tw = 1.03 / 3.07;
     double *vsp = d->vsp, *vstp = d->vstp, *vlr = d->vlr, *vlin = d->vlin;
@@ -766,7 +768,7 @@ LOOPS k17_loops(struct k17 *d, const int full) {
         }
     }
 }
-COPIES(k17)
+RUNNER(k17)
 static double k17_sum(struct k17 *d) {
     return sum(d->vxne, d->n + 1) + sum(d->vxnd, d->n + 1) + sum(d->ve3, d->n + 1);
 }
@@ -782,7 +784,7 @@ static void k18_new(struct k18 *d, size_t n) {
     d->zu = fill(len, 1807, -0.01, 0.01), d->zv = fill(len, 1808, -0.01, 0.01);
     d->zz = fill(len, 1809, 0.0, 1.0);
 }
-LOOPS k18_loops(struct k18 *d, const int full) {
+LOOPS k18_loops(struct k18 *d, int full) {
     BLOCKS;
     const double t = 0.0037, s = 0.0041;
     const size_t kn = 6, jn = d->n, w = jn + 1;
@@ -825,7 +827,7 @@ LOOPS k18_loops(struct k18 *d, const int full) {
     }
 #undef AT
 }
-COPIES(k18)
+RUNNER(k18)
 static double k18_sum(struct k18 *d) {
     size_t len = 7 * (d->n + 1);
     return sum(d->za, len) + sum(d->zb, len) + sum(d->zr, len) + sum(d->zz, len);
@@ -838,7 +840,7 @@ static void k19_new(struct k19 *d, size_t n) {
     d->stb5 = 0.1, d->b5 = zeros(n), d->sa = fill(n, 1901, 0.0, 1.0);
     d->sb = fill(n, 1902, 0.5, 1.5);
 }
-LOOPS k19_loops(struct k19 *d, const int full) {
+LOOPS k19_loops(struct k19 *d, int full) {
     BLOCKS;
     size_t n = d->n;
     double *b5 = d->b5, *sa = d->sa, *sb = d->sb, stb5 = d->stb5;
@@ -858,7 +860,7 @@ LOOPS k19_loops(struct k19 *d, const int full) {
     }
     d->stb5 = stb5;
 }
-COPIES(k19)
+RUNNER(k19)
 static double k19_sum(struct k19 *d) { return sum(d->b5, d->n) + d->stb5; }
 
 /* Kernel 20, discrete ordinates transport (a recurrence through XX). */
@@ -869,7 +871,7 @@ static void k20_new(struct k20 *d, size_t n) {
     d->v = fill(n, 2005, 0.1, 1.0), d->w = fill(n, 2006, 0.1, 0.5);
     d->vx = fill(n, 2007, 1.0, 2.0), d->xx = fill(n + 1, 2008, 0.5, 1.0);
 }
-LOOPS k20_loops(struct k20 *d, const int full) {
+LOOPS k20_loops(struct k20 *d, int full) {
     BLOCKS;
     const double s = 0.1, t = 0.9, dk = 1.0;
     double *x = d->x, *y = d->y, *z = d->z, *g = d->g, *u = d->u, *v = d->v, *w = d->w;
@@ -886,7 +888,7 @@ LOOPS k20_loops(struct k20 *d, const int full) {
             xx[k + 1] = (x[k] - xx[k]) * dn + xx[k];
         }
 }
-COPIES(k20)
+RUNNER(k20)
 static double k20_sum(struct k20 *d) { return sum(d->x, d->n) + sum(d->xx, d->n + 1); }
 
 /* Kernel 21, matrix*matrix product, j innermost; PX(i,j) at (j-1)*25 + i-1. */
@@ -895,7 +897,7 @@ static void k21_new(struct k21 *d, size_t n) {
     d->px = fill(25 * n, 2101, 0.0, 1.0), d->cx = fill(25 * n, 2102, -1.0, 1.0);
     d->vy = fill(25 * 25, 2103, -0.1, 0.1);
 }
-LOOPS k21_loops(struct k21 *d, const int full) {
+LOOPS k21_loops(struct k21 *d, int full) {
     BLOCKS;
     double *px = d->px, *cx = d->cx, *vy = d->vy;
     for (size_t p = 0; p < d->passes; p++)
@@ -907,7 +909,7 @@ LOOPS k21_loops(struct k21 *d, const int full) {
                     px[j * 25 + i] += vy[k * 25 + i] * cx[j * 25 + k];
                 }
 }
-COPIES(k21)
+RUNNER(k21)
 static double k21_sum(struct k21 *d) { return sum(d->px, 25 * d->n); }
 
 /* Kernel 22, Planckian distribution: Y(k) = U(k)/V(k),
@@ -917,7 +919,7 @@ static void k22_new(struct k22 *d, size_t n) {
     d->u = fill(n, 2201, 0.1, 2.0), d->v = fill(n, 2202, 0.1, 1.0), d->w = zeros(n);
     d->x = fill(n, 2203, 0.0, 1.0), d->y = zeros(n);
 }
-LOOPS k22_loops(struct k22 *d, const int full) {
+LOOPS k22_loops(struct k22 *d, int full) {
     BLOCKS;
     size_t n = d->n;
     const double expmax = 20.0;
@@ -932,7 +934,7 @@ LOOPS k22_loops(struct k22 *d, const int full) {
         }
     }
 }
-COPIES(k22)
+RUNNER(k22)
 static double k22_sum(struct k22 *d) { return sum(d->w, d->n) + sum(d->y, d->n); }
 
 /* Kernel 23, 2-D implicit hydrodynamics fragment; ZA(k,j) at
@@ -944,7 +946,7 @@ static void k23_new(struct k23 *d, size_t n) {
     d->zr = fill(len, 2303, 0.0, 0.24), d->zu = fill(len, 2304, 0.0, 0.24);
     d->zv = fill(len, 2305, 0.0, 0.24), d->zz = fill(len, 2306, 0.0, 1.0);
 }
-LOOPS k23_loops(struct k23 *d, const int full) {
+LOOPS k23_loops(struct k23 *d, int full) {
     BLOCKS;
     const size_t n = d->n, w = n + 1;
     const double fw = 0.175;
@@ -959,14 +961,14 @@ LOOPS k23_loops(struct k23 *d, const int full) {
                 za[at] += fw * (qa - za[at]);
             }
 }
-COPIES(k23)
+RUNNER(k23)
 static double k23_sum(struct k23 *d) { return sum(d->za, 7 * (d->n + 1)); }
 
 /* Kernel 24, location of the first minimum: X(n/2) = -1.0E10, then m is
  * the first k with the smallest X(k). */
 struct k24 { size_t n, passes; double *x; size_t m; };
 static void k24_new(struct k24 *d, size_t n) { d->x = fill(n, 2401, -1.0, 1.0), d->m = 0; }
-LOOPS k24_loops(struct k24 *d, const int full) {
+LOOPS k24_loops(struct k24 *d, int full) {
     BLOCKS;
     size_t n = d->n;
     double *x = d->x;
@@ -982,7 +984,7 @@ LOOPS k24_loops(struct k24 *d, const int full) {
         d->m = m;
     }
 }
-COPIES(k24)
+RUNNER(k24)
 static double k24_sum(struct k24 *d) { return (double)(d->m + 1); }
 
 /* === the table === */
@@ -1008,13 +1010,10 @@ static double now(void) {
         k##_new(&d, n);                                                  \
         double t0 = now();                                               \
         if (level == NONE) {                                             \
-            k##_plain(&d);                                               \
+            k##_run(&d, OPAQUE(0));                                      \
         } else {                                                         \
             int in = px_enter(site);                                     \
-            if (level == RAW)                                            \
-                k##_plain(&d);                                           \
-            else                                                         \
-                k##_probed(&d);                                          \
+            k##_run(&d, OPAQUE(level == FULL));                          \
             px_leave(in);                                                \
         }                                                                \
         struct result r = {now() - t0, k##_sum(&d)};                     \
@@ -1075,7 +1074,7 @@ static struct kernel kernels[24] = {
 
 static void usage(void) {
     fprintf(stderr, "usage: lfk [--kernels 1,3,5-7|all] [--level none,raw,full|all] "
-                    "[--reps N] [--warmup N] [--scale test|bench] [--block N]\n");
+                    "[--reps N] [--warmup N] [--scale test|bench] [--passes N] [--block N]\n");
     exit(2);
 }
 
@@ -1154,7 +1153,7 @@ int main(int argc, char **argv) {
     int chosen[24], nk = parse_kernels("all", chosen);
     enum level levels[3];
     int nl = parse_levels("all", levels);
-    long reps = 1, warmup = 1;
+    long reps = 1, warmup = 1, passes_flag = 0;
     int bench = 1;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i];
@@ -1171,6 +1170,8 @@ int main(int argc, char **argv) {
             warmup = count(flag, v, 0);
         else if (strcmp(flag, "--block") == 0)
             block_size = (size_t)count(flag, v, 1);
+        else if (strcmp(flag, "--passes") == 0)
+            passes_flag = count(flag, v, 1);
         else if (strcmp(flag, "--scale") == 0 && (strcmp(v, "test") == 0 || strcmp(v, "bench") == 0))
             bench = strcmp(v, "bench") == 0;
         else
@@ -1184,7 +1185,7 @@ int main(int argc, char **argv) {
     for (int c = 0; c < nk; c++) {
         struct kernel *k = &kernels[chosen[c] - 1];
         size_t n = bench ? k->bench_n : k->test_n;
-        size_t passes = bench ? k->bench_passes : k->test_passes;
+        size_t passes = passes_flag ? (size_t)passes_flag : bench ? k->bench_passes : k->test_passes;
         uint64_t iterations = k->per_pass(n) * passes;
         for (long w = 0; w < warmup; w++)
             k->exec(n, passes, NONE, &k->site);

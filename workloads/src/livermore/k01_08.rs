@@ -37,13 +37,13 @@ impl Lfk for K01 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (q, r, t) = (self.q, self.r, self.t);
         let (x, y, zx) = (&mut self.x, &self.y, &self.zx);
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk01 body");
+                body!(blk, "lfk01 body");
                 let k = black_box(k);
                 x[k] = q + y[k] * (r * zx[k + 10] + t * zx[k + 11]);
             }
@@ -91,8 +91,8 @@ impl Lfk for K02 {
     // The counter runs beside the loop index as in the Fortran.
     #[allow(clippy::explicit_counter_loop)]
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (x, v) = (&mut self.x, &self.v);
         for _ in 0..self.passes {
             let mut ii = self.n;
@@ -106,7 +106,7 @@ impl Lfk for K02 {
                 let mut i = ipntp;
                 // Fortran K = IPNT+2, IPNTP, 2; here k = K - 1.
                 for k in (ipnt + 1..ipntp).step_by(2) {
-                    body!(FULL, blk, "lfk02 body");
+                    body!(blk, "lfk02 body");
                     let k = black_box(k);
                     x[i] = x[k] - v[k] * x[k - 1] - v[k + 1] * x[k + 1];
                     i += 1;
@@ -144,13 +144,13 @@ impl Lfk for K03 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (x, z) = (&self.x, &self.z);
         for _ in 0..self.passes {
             let mut q = 0.0;
             for k in 0..self.n {
-                body!(FULL, blk, "lfk03 body");
+                body!(blk, "lfk03 body");
                 let k = black_box(k);
                 q += z[k] * x[k];
             }
@@ -200,8 +200,8 @@ impl Lfk for K04 {
     // The counter runs beside the loop index as in the Fortran.
     #[allow(clippy::explicit_counter_loop)]
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let m = (n - 7) / 2;
         let (x, y) = (&mut self.x, &self.y);
@@ -212,7 +212,7 @@ impl Lfk for K04 {
                 let mut temp = x[kk + 5];
                 // Fortran j = 5, 10, ..., here j - 1.
                 for j in (4..n).step_by(5) {
-                    body!(FULL, blk, "lfk04 body");
+                    body!(blk, "lfk04 body");
                     let j = black_box(j);
                     temp -= x[lw] * y[j];
                     lw += 1;
@@ -249,12 +249,12 @@ impl Lfk for K05 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (x, y, z) = (&mut self.x, &self.y, &self.z);
         for _ in 0..self.passes {
             for i in 1..self.n {
-                body!(FULL, blk, "lfk05 body");
+                body!(blk, "lfk05 body");
                 let i = black_box(i);
                 x[i] = z[i] * (y[i] - x[i - 1]);
             }
@@ -289,15 +289,15 @@ impl Lfk for K06 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let (w, b) = (&mut self.w, &self.b);
         for _ in 0..self.passes {
             for i in 1..n {
                 w[i] = 0.01;
                 for k in 0..i {
-                    body!(FULL, blk, "lfk06 body");
+                    body!(blk, "lfk06 body");
                     let k = black_box(k);
                     w[i] += b[k * n + i] * w[i - k - 1];
                 }
@@ -341,13 +341,13 @@ impl Lfk for K07 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (q, r, t) = (self.q, self.r, self.t);
         let (x, y, z, u) = (&mut self.x, &self.y, &self.z, &self.u);
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk07 body");
+                body!(blk, "lfk07 body");
                 let k = black_box(k);
                 x[k] = u[k]
                     + r * (z[k] + r * y[k])
@@ -399,8 +399,8 @@ impl Lfk for K08 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let [[a11, a12, a13], [a21, a22, a23], [a31, a32, a33]] = self.a;
         let sig = self.sig;
@@ -412,7 +412,7 @@ impl Lfk for K08 {
         for _ in 0..self.passes {
             for kx in 1..3 {
                 for ky in 1..n {
-                    body!(FULL, blk, "lfk08 body");
+                    body!(blk, "lfk08 body");
                     let ky = black_box(ky);
                     let at = |p: usize, x: usize, y: usize| p + y * 5 + x;
                     du1[ky] = u1[at(p1, kx, ky + 1)] - u1[at(p1, kx, ky - 1)];

@@ -35,14 +35,14 @@ impl Lfk for K09 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let [dm22, dm23, dm24, dm25, dm26, dm27, dm28] = self.dm;
         let c0 = self.c0;
         let px = &mut self.px;
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk09 body");
+                body!(blk, "lfk09 body");
                 let p = black_box(k) * 25;
                 px[p] = dm28 * px[p + 12]
                     + dm27 * px[p + 11]
@@ -84,12 +84,12 @@ impl Lfk for K10 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (px, cx) = (&mut self.px, &self.cx);
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk10 body");
+                body!(blk, "lfk10 body");
                 let p = black_box(k) * 25;
                 let mut ar = cx[p + 4];
                 let mut br = ar - px[p + 4];
@@ -138,13 +138,13 @@ impl Lfk for K11 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (x, y) = (&mut self.x, &self.y);
         for _ in 0..self.passes {
             x[0] = y[0];
             for k in 1..self.n {
-                body!(FULL, blk, "lfk11 body");
+                body!(blk, "lfk11 body");
                 let k = black_box(k);
                 x[k] = x[k - 1] + y[k];
             }
@@ -175,12 +175,12 @@ impl Lfk for K12 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (x, y) = (&mut self.x, &self.y);
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk12 body");
+                body!(blk, "lfk12 body");
                 let k = black_box(k);
                 x[k] = y[k + 1] - y[k];
             }
@@ -251,13 +251,13 @@ impl Lfk for K13 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (p, b, c, h) = (&mut self.p, &self.b, &self.c, &mut self.h);
         let (y, z, e, f) = (&self.y, &self.z, &self.e, &self.f);
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk13 body");
+                body!(blk, "lfk13 body");
                 let q = black_box(k) * 4;
                 let i1 = (p[q] as i64 & 63) as usize;
                 let j1 = (p[q + 1] as i64 & 63) as usize;
@@ -333,8 +333,8 @@ impl Lfk for K14 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let flx = self.flx;
         let (grd, ex, dex) = (&self.grd, &self.ex, &self.dex);
         let (ix, xi, ex1, dex1) = (&mut self.ix, &mut self.xi, &mut self.ex1, &mut self.dex1);
@@ -347,7 +347,7 @@ impl Lfk for K14 {
         );
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk14 body 1");
+                body!(blk, "lfk14 body 1");
                 let k = black_box(k);
                 vx[k] = 0.0;
                 xx[k] = 0.0;
@@ -357,7 +357,7 @@ impl Lfk for K14 {
                 dex1[k] = dex[ix[k] as usize];
             }
             for k in 0..self.n {
-                body!(FULL, blk, "lfk14 body 2");
+                body!(blk, "lfk14 body 2");
                 let k = black_box(k);
                 vx[k] = vx[k] + ex1[k] + (xx[k] - xi[k]) * dex1[k];
                 xx[k] = xx[k] + vx[k] + flx;
@@ -367,7 +367,7 @@ impl Lfk for K14 {
                 xx[k] = rx[k] + ir[k] as f64;
             }
             for k in 0..self.n {
-                body!(FULL, blk, "lfk14 body 3");
+                body!(blk, "lfk14 body 3");
                 let k = black_box(k);
                 let i = ir[k] as usize;
                 rh[i] = rh[i] + 1.0 - rx[k];
@@ -413,8 +413,8 @@ impl Lfk for K15 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (ng, nz) = (K15_NG, self.nz);
         let (ar, br) = (0.053, 0.073);
         let (vh, vf, vg) = (&self.vh, &self.vf, &self.vg);
@@ -423,7 +423,7 @@ impl Lfk for K15 {
             // Fortran j = 2..NG and k = 2..NZ, here j - 1 and k - 1.
             for j in 1..ng {
                 for k in 1..nz {
-                    body!(FULL, blk, "lfk15 body");
+                    body!(blk, "lfk15 body");
                     let k = black_box(k);
                     let at = |j: usize, k: usize| j * nz + k;
                     if j + 1 >= ng {
@@ -574,8 +574,8 @@ impl Lfk for K16 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let (r, s, t) = (self.r, self.s, self.t);
         let (zone, plan, d) = (&self.zone, &self.plan, &self.d);
@@ -591,7 +591,7 @@ impl Lfk for K16 {
             let mut j2 = 1;
             let mut k = 1;
             while k <= n {
-                body!(FULL, blk, "lfk16 body");
+                body!(blk, "lfk16 body");
                 let kk = black_box(k);
                 k2 += 1;
                 let j4 = j2 + kk + kk;
@@ -667,7 +667,7 @@ mod tests {
     fn k16_walks_the_planned_path() {
         for n in [8, 75, 1000] {
             let mut k = K16::new(Size { n, passes: 3 });
-            k.run::<false>();
+            k.run(false);
             // Every zone tested is one iteration; the walk ends on the
             // switch back to the first plane.
             assert_eq!(k.k2, 3 * k16_per_pass(n), "n = {n}");

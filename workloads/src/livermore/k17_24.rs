@@ -44,8 +44,8 @@ impl Lfk for K17 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (dw, fw, tw) = (5.0 / 3.0, 1.0 / 3.0, 1.03 / 3.07);
         let (vsp, vstp, vlr, vlin) = (&self.vsp, &self.vstp, &self.vlr, &self.vlin);
         let (vxne, vxnd, ve3) = (&mut self.vxne, &mut self.vxnd, &mut self.ve3);
@@ -56,7 +56,7 @@ impl Lfk for K17 {
             let mut xnm = fw;
             let mut e6 = tw;
             loop {
-                body!(FULL, blk, "lfk17 body");
+                body!(blk, "lfk17 body");
                 let kk = black_box(k);
                 // 61
                 let e3 = xnm * vlr[kk] + vlin[kk];
@@ -133,8 +133,8 @@ impl Lfk for K18 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (t, s) = (0.0037, 0.0041);
         let (kn, jn) = (K18_KN, self.jn);
         let w = jn + 1;
@@ -145,7 +145,7 @@ impl Lfk for K18 {
             // Fortran k = 2..KN and j = 2..JN, here k - 1 and j - 1.
             for k in 1..kn {
                 for j in 1..jn {
-                    body!(FULL, blk, "lfk18 body 1");
+                    body!(blk, "lfk18 body 1");
                     let j = black_box(j);
                     let at = |k: usize, j: usize| k * w + j;
                     za[at(k, j)] = (zp[at(k + 1, j - 1)] + zq[at(k + 1, j - 1)]
@@ -161,7 +161,7 @@ impl Lfk for K18 {
             }
             for k in 1..kn {
                 for j in 1..jn {
-                    body!(FULL, blk, "lfk18 body 2");
+                    body!(blk, "lfk18 body 2");
                     let j = black_box(j);
                     let at = |k: usize, j: usize| k * w + j;
                     zu[at(k, j)] += s
@@ -178,7 +178,7 @@ impl Lfk for K18 {
             }
             for k in 1..kn {
                 for j in 1..jn {
-                    body!(FULL, blk, "lfk18 body 3");
+                    body!(blk, "lfk18 body 3");
                     let j = black_box(j);
                     let at = k * w + j;
                     zr[at] += t * zu[at];
@@ -219,20 +219,20 @@ impl Lfk for K19 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let (b5, sa, sb) = (&mut self.b5, &self.sa, &self.sb);
         let mut stb5 = self.stb5;
         for _ in 0..self.passes {
             for k in 0..n {
-                body!(FULL, blk, "lfk19 body 1");
+                body!(blk, "lfk19 body 1");
                 let k = black_box(k);
                 b5[k] = sa[k] + stb5 * sb[k];
                 stb5 = b5[k] - stb5;
             }
             for i in 1..=n {
-                body!(FULL, blk, "lfk19 body 2");
+                body!(blk, "lfk19 body 2");
                 let k = n - black_box(i);
                 b5[k] = sa[k] + stb5 * sb[k];
                 stb5 = b5[k] - stb5;
@@ -290,8 +290,8 @@ impl Lfk for K20 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (s, t, dk) = (self.s, self.t, self.dk);
         let (y, z, g, u, v, w, vx) = (
             &self.y, &self.z, &self.g, &self.u, &self.v, &self.w, &self.vx,
@@ -299,7 +299,7 @@ impl Lfk for K20 {
         let (x, xx) = (&mut self.x, &mut self.xx);
         for _ in 0..self.passes {
             for k in 0..self.n {
-                body!(FULL, blk, "lfk20 body");
+                body!(blk, "lfk20 body");
                 let k = black_box(k);
                 let di = y[k] - g[k] / (xx[k] + dk);
                 let mut dn = 0.2;
@@ -341,14 +341,14 @@ impl Lfk for K21 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let (px, cx, vy) = (&mut self.px, &self.cx, &self.vy);
         for _ in 0..self.passes {
             for k in 0..25 {
                 for i in 0..25 {
                     for j in 0..self.n {
-                        body!(FULL, blk, "lfk21 body");
+                        body!(blk, "lfk21 body");
                         let j = black_box(j);
                         px[j * 25 + i] += vy[k * 25 + i] * cx[j * 25 + k];
                     }
@@ -391,15 +391,15 @@ impl Lfk for K22 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let expmax = 20.0;
         let (u, v, w, x, y) = (&mut self.u, &self.v, &mut self.w, &self.x, &mut self.y);
         for _ in 0..self.passes {
             u[n - 1] = 0.99 * expmax * v[n - 1];
             for k in 0..n {
-                body!(FULL, blk, "lfk22 body");
+                body!(blk, "lfk22 body");
                 let k = black_box(k);
                 y[k] = u[k] / v[k];
                 w[k] = x[k] / (y[k].exp() - 1.0);
@@ -444,8 +444,8 @@ impl Lfk for K23 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let w = n + 1;
         let fw = 0.175;
@@ -455,7 +455,7 @@ impl Lfk for K23 {
             // Fortran j = 2..6 and k = 2..n, here j - 1 and k - 1.
             for j in 1..6 {
                 for k in 1..n {
-                    body!(FULL, blk, "lfk23 body");
+                    body!(blk, "lfk23 body");
                     let k = black_box(k);
                     let at = j * w + k;
                     let qa = za[at + w] * zr[at]
@@ -494,8 +494,8 @@ impl Lfk for K24 {
     }
 
     #[inline(never)]
-    fn run<const FULL: bool>(&mut self) {
-        let mut blk = Blocks::new();
+    fn run(&mut self, full: bool) {
+        let mut blk = Blocks::new(full);
         let n = self.n;
         let x = &mut self.x;
         for _ in 0..self.passes {
@@ -503,7 +503,7 @@ impl Lfk for K24 {
             x[n / 2 - 1] = -1.0e10;
             let mut m = 0;
             for k in 1..n {
-                body!(FULL, blk, "lfk24 body");
+                body!(blk, "lfk24 body");
                 let k = black_box(k);
                 if x[k] < x[m] {
                     m = k;

@@ -20,22 +20,24 @@
 //!
 //! # Keeping the arithmetic the same at every level
 //!
-//! Each kernel's loops are one function, generic over a `const FULL: bool`
-//! and marked `#[inline(never)]`. `None` and `Raw` call the very same
-//! machine code (`FULL = false`, no probe inside); `Full` calls the copy
-//! with a region guard at the top of each innermost iteration. Every
-//! innermost iteration also passes its index through
-//! [`std::hint::black_box`], which the compiler must treat as reading and
-//! writing any memory: it cannot vectorize, fuse or reorder iterations, so
-//! the work of an iteration is the same scalar code with or without the
-//! probe around it (the probe's own call is opaque too). What still
-//! differs is what a real probe does to a loop (registers saved around it,
-//! loop constants reloaded from the stack after it, as in the thesis's
-//! table 3.1), which is the "indirect perturbation" the thesis discusses.
-//! Floating-point operations are never contracted or reordered by rustc,
-//! so every level computes bit-identical results; [`Outcome::checksum`]
-//! shows it. The kernels run scalar, like the thesis's C and scalar
-//! Fortran categories, not vectorized.
+//! Each kernel's loops are one `#[inline(never)]` function, and every
+//! level runs the very same machine code: the block boundary reads the
+//! level through [`std::hint::black_box`], so the compiler cannot make a
+//! copy of the loop without the probes (nor hoist the test out of it), and
+//! below `Full` the boundary is an opaque no-op. Only the probes differ
+//! between `Raw` and `Full`. (Compiled as two copies, one per level, the
+//! loops came out different: with measurement off, the copy with probes
+//! ran up to 1.40 times slower than the other in Rust and from 0.68 to
+//! 1.25 times its time in C, a change of the code that the trace cannot
+//! show and compensation cannot remove.) Every innermost iteration also
+//! passes its index through [`std::hint::black_box`], which the compiler
+//! must treat as reading and writing any memory: it cannot vectorize, fuse
+//! or reorder iterations, so the work of an iteration is the same scalar
+//! code with or without the probe around it (the probe's own call is
+//! opaque too). Floating-point operations are never contracted or
+//! reordered by rustc, so every level computes bit-identical results;
+//! [`Outcome::checksum`] shows it. The kernels run scalar, like the
+//! thesis's C and scalar Fortran categories, not vectorized.
 //!
 //! # Sizes
 //!
@@ -56,17 +58,17 @@ use std::time::Instant;
 use parallax::{Callsite, RegionKind};
 
 /// One step of an innermost loop: at every `size`-th step a block of
-/// iterations ends and the next begins. At level `Full` (`$full`) the block
-/// is a region: the previous block's region is left and a new one entered.
+/// iterations ends and the next begins. At level `Full` the block is a
+/// region: the previous block's region is left and a new one entered.
 /// Below `Full` the step counts all the same and the block boundary is an
-/// opaque no-op, so every level runs the same loop code and only the probes
-/// differ.
+/// opaque no-op. The level is read through `black_box` at every boundary,
+/// so every level runs the same loop code and only the probes differ.
 macro_rules! body {
-    ($full:expr, $blk:ident, $name:literal) => {
+    ($blk:ident, $name:literal) => {
         $blk.left -= 1;
         if $blk.left == 0 {
             $blk.left = $blk.size;
-            if $full {
+            if std::hint::black_box($blk.full) {
                 $blk.open = None;
                 $blk.open = Some(parallax::region_preserving!(Loop, $name));
             } else {
@@ -91,14 +93,17 @@ pub(crate) struct Blocks {
     left: usize,
     size: usize,
     open: Option<parallax::PreservingGuard>,
+    full: bool,
 }
 
 impl Blocks {
-    pub(crate) fn new() -> Blocks {
+    /// The blocks of a run at level `Full` (`full`) or below.
+    pub(crate) fn new(full: bool) -> Blocks {
         Blocks {
             left: 1,
             size: BLOCK.load(Relaxed),
             open: None,
+            full,
         }
     }
 }
@@ -260,9 +265,9 @@ pub fn kernel(number: u32) -> Option<&'static Kernel> {
 trait Lfk: Sized {
     /// Deterministic data for `size`.
     fn new(size: Size) -> Self;
-    /// All passes of the kernel; `FULL` puts a region around each
-    /// innermost iteration. Implementations are `#[inline(never)]`.
-    fn run<const FULL: bool>(&mut self);
+    /// All passes of the kernel; `full` puts a region around each block of
+    /// innermost iterations. Implementations are `#[inline(never)]`.
+    fn run(&mut self, full: bool);
     /// A sum over the results.
     fn checksum(&self) -> f64;
 }
@@ -272,14 +277,14 @@ fn exec<K: Lfk>(size: Size, site: &'static Callsite, level: Level) -> (f64, f64)
     let k = black_box(&mut data);
     let t0 = Instant::now();
     match level {
-        Level::None => k.run::<false>(),
+        Level::None => k.run(false),
         Level::Raw => {
             let _g = site.enter();
-            k.run::<false>();
+            k.run(false);
         }
         Level::Full => {
             let _g = site.enter();
-            k.run::<true>();
+            k.run(true);
         }
     }
     let seconds = t0.elapsed().as_secs_f64();
