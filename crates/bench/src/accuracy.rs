@@ -319,6 +319,11 @@ fn printed_count(stdout: &str, key: &str) -> Option<u64> {
 /// eighth of it.
 const RUN_NS: f64 = 1e6;
 
+/// Raw and full runs of a thread kernel per repetition asked for
+/// (`--reps`): their raw times vary most (the error of chance of 5 runs
+/// was 1.3 to 8 %, a median of 3.9 % in one suite; 2.6 % with 15).
+const THREAD_RUNS_PER_REP: usize = 3;
+
 /// Raw and full runs of a Livermore kernel per repetition asked for
 /// (`--reps`): as many short runs as it takes to measure about as long as
 /// the preset length would.
@@ -509,15 +514,17 @@ impl Ctx {
     }
 
     /// The parallel thread kernels on `threads` threads, in one process
-    /// whose raw and full runs of each kernel alternate `reps` times (as
-    /// the sequential kernels do), each run after a calibration.
+    /// whose raw and full runs of each kernel alternate
+    /// [`THREAD_RUNS_PER_REP`] × `reps` times (as the sequential kernels
+    /// do), each run after a calibration.
     fn threads(&mut self, threads: usize) -> Result<(), String> {
         let exe = self.tools.bin.join("parallel");
         let dir = self.work.join(format!("threads{threads}"));
         let _ = std::fs::remove_dir_all(&dir);
+        let runs = self.reps * THREAD_RUNS_PER_REP;
         let mut c = Command::new(&exe);
         c.args(["--level", "raw,full", "--threads", &threads.to_string()])
-            .args(["--reps", &self.reps.to_string()]);
+            .args(["--reps", &runs.to_string()]);
         if self.quick {
             c.args(["--scale", "test"]);
         }
@@ -534,7 +541,7 @@ impl Ctx {
             let (t, t_m, t_a) = (even(both), odd(both), odd(comp));
             // The region's events over its raw and full runs, per full
             // run (a raw run adds only its region's enter and leave).
-            let per = events.get(name).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            let per = events.get(name).copied().unwrap_or(0) / runs.max(1) as u64;
             let short = name.trim_start_matches("kernel:");
             self.add(
                 "threads", short, "parallel", threads, &t, &t_m, &t_a, per, context,
