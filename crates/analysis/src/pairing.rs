@@ -351,9 +351,10 @@ fn list_and_pair(
         ..Pairing::default()
     };
     let mut lists = Vec::with_capacity(listed.len());
+    let mut lens = Vec::with_capacity(listed.len());
     for (recs, colls, warning, unlock) in listed {
         out.unlock = out.unlock.min(unlock);
-        out.syncs.push(vec![Sync::default(); recs.len()]);
+        lens.push(recs.len());
         lists.push(recs);
         for (comm, c) in colls {
             out.collectives.entry(comm).or_default().push(c);
@@ -364,6 +365,9 @@ fn list_and_pair(
         counts.sort_unstable();
     }
     let (objects, mut all) = by_object(lists);
+    // Only now that the lists are gone: at the peak, the grouped events
+    // and the pairing, not the lists too.
+    out.syncs = lens.iter().map(|&n| vec![Sync::default(); n]).collect();
     out.threads_at_once = threads_at_once(locs, &objects, &all);
     for &((object, id), span) in &objects {
         let recs = &mut all[span.0..span.1];
@@ -407,7 +411,8 @@ type Span = ((Object, u64), (usize, usize));
 fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Span>, Vec<Rec>) {
     let mut slots: FastMap<(Object, u64), usize> = FastMap::default();
     let mut counts: Vec<usize> = Vec::new();
-    let mut slot_of: Vec<usize> = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+    // Objects are far fewer than 2^32; a slot a listed event.
+    let mut slot_of: Vec<u32> = Vec::with_capacity(lists.iter().map(Vec::len).sum());
     for r in lists.iter().flatten() {
         let next = slots.len();
         let slot = *slots.entry((r.object, r.id)).or_insert(next);
@@ -415,7 +420,7 @@ fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Span>, Vec<Rec>) {
             counts.push(0);
         }
         counts[slot] += 1;
-        slot_of.push(slot);
+        slot_of.push(slot as u32);
     }
     let mut keys: Vec<((Object, u64), usize)> = slots.into_iter().collect();
     keys.sort_unstable_by_key(|&(k, _)| k);
@@ -432,7 +437,7 @@ fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Span>, Vec<Rec>) {
     };
     let mut all = vec![first; at];
     for (r, &slot) in lists.iter().flatten().zip(&slot_of) {
-        let i = &mut start[slot];
+        let i = &mut start[slot as usize];
         all[*i] = *r;
         *i += 1;
     }
