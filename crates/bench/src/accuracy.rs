@@ -35,7 +35,8 @@ pub struct Args {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
-    /// Repetitions of each kernel and level.
+    /// Repetitions of each kernel and level (a Livermore kernel runs 8
+    /// short runs per repetition, a thread kernel 3 runs, an MPI kernel 1).
     #[arg(long, default_value_t = 5)]
     pub reps: usize,
     /// Suites to run: rust (Livermore in Rust), c (Livermore in C),
