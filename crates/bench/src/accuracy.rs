@@ -60,8 +60,9 @@ pub struct Args {
     /// them, or tsc, the cheapest, whose probes partly run beside it.
     #[arg(long, default_value = "tsc-fenced", value_parser = ["tsc", "tsc-fenced"])]
     pub clock: String,
-    /// Where experiments are written [default: a temporary directory,
-    /// removed at the end].
+    /// Where experiments are written; given, every kernel's experiment and
+    /// its compensation are kept there for a look [default: a temporary
+    /// directory, removed as it goes].
     #[arg(long)]
     pub work: Option<PathBuf>,
 }
@@ -350,6 +351,8 @@ struct Ctx {
     work: PathBuf,
     reps: usize,
     quick: bool,
+    /// Keep each kernel's experiment and its compensation (`--work`).
+    keep: bool,
     clock: String,
     /// Livermore kernels chosen (empty: all).
     livermore_kernels: Vec<u32>,
@@ -505,7 +508,7 @@ impl Ctx {
                 context,
             )
             .block = Some(block);
-            if !self.quick {
+            if !self.keep {
                 for d in [&dir, &comp_dir] {
                     let _ = std::fs::remove_dir_all(d);
                 }
@@ -548,7 +551,7 @@ impl Ctx {
                 "threads", short, "parallel", threads, &t, &t_m, &t_a, per, context,
             );
         }
-        if !self.quick {
+        if !self.keep {
             for d in [&dir, &comp_dir] {
                 let _ = std::fs::remove_dir_all(d);
             }
@@ -713,6 +716,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         work: work.clone(),
         reps: a.reps.max(1),
         quick: a.quick,
+        keep: !temp,
         clock: a.clock.clone(),
         livermore_kernels: a.kernels.clone(),
         timing: BTreeMap::new(),
