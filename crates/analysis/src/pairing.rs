@@ -54,10 +54,11 @@ impl<T> OpenCollectives<T> {
 }
 
 /// What kind of shared object a key names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Object {
     /// A lock, by address.
+    #[default]
     Lock,
     /// A semaphore or condition variable, by address.
     Sem,
@@ -77,7 +78,7 @@ impl Object {
 }
 
 /// A producer event of a shared object: the `seq`-th of its kind on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Link {
     /// Object kind.
     pub object: Object,
@@ -87,16 +88,47 @@ pub struct Link {
     pub seq: u64,
 }
 
-/// What one synchronization event of a location does in a replay.
+/// What one synchronization event of a location does in a replay: it
+/// waits for a producer ([`Sync::needs`]), or it is a producer that events
+/// wait for ([`Sync::posts`]), or neither. (One link for either keeps it
+/// at 32 bytes: pairing holds one for every listed event.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sync {
-    /// The producer this event waited for.
-    pub needs: Option<Link>,
-    /// This event is a producer: its key and how many events wait for it.
-    pub posts: Option<(Link, u32)>,
+    link: Link,
+    /// For a producer, how many events wait for it.
+    readers: u32,
+    role: SyncRole,
     /// A wait paired otherwise than measured (liberal): its measured
     /// waiting says nothing about its approximated one.
     pub repaired: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum SyncRole {
+    #[default]
+    None,
+    Needs,
+    Posts,
+}
+
+impl Sync {
+    /// The producer this event waited for.
+    pub fn needs(&self) -> Option<Link> {
+        (self.role == SyncRole::Needs).then_some(self.link)
+    }
+
+    /// This event is a producer: its key and how many events wait for it.
+    pub fn posts(&self) -> Option<(Link, u32)> {
+        (self.role == SyncRole::Posts).then_some((self.link, self.readers))
+    }
+
+    fn set_needs(&mut self, link: Link) {
+        (self.link, self.role) = (link, SyncRole::Needs);
+    }
+
+    fn set_posts(&mut self, link: Link, readers: u32) {
+        (self.link, self.readers, self.role) = (link, readers, SyncRole::Posts);
+    }
 }
 
 /// Role of a listed event.
@@ -480,7 +512,7 @@ fn threads_at_once(locs: &[Loc], objects: &[Span], all: &[Rec]) -> Vec<u32> {
 fn partners(recs: &[Rec], syncs: &[Vec<Sync>]) -> HashMap<(usize, usize), Option<(usize, usize)>> {
     let mut producers: HashMap<u64, (usize, usize)> = HashMap::new();
     for r in recs {
-        if let Some((l, _)) = syncs[r.loc][r.ord].posts {
+        if let Some((l, _)) = syncs[r.loc][r.ord].posts() {
             producers.insert(l.seq, (r.loc, r.ord));
         }
     }
@@ -488,7 +520,7 @@ fn partners(recs: &[Rec], syncs: &[Vec<Sync>]) -> HashMap<(usize, usize), Option
         .filter(|r| r.role != Role::Producer)
         .map(|r| {
             let p = syncs[r.loc][r.ord]
-                .needs
+                .needs()
                 .and_then(|l| producers.get(&l.seq).copied());
             ((r.loc, r.ord), p)
         })
@@ -555,7 +587,7 @@ fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [Vec<Sync>]) -
     let mut needs = |r: &Rec, p: Option<usize>, readers: &mut Vec<u32>| {
         if let Some(p) = p {
             readers[p] += 1;
-            syncs[r.loc][r.ord].needs = Some(link(p as u64));
+            syncs[r.loc][r.ord].set_needs(link(p as u64));
         }
     };
     match object {
@@ -622,7 +654,7 @@ fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [Vec<Sync>]) -
     }
     for (seq, (p, n)) in producers.iter().zip(readers).enumerate() {
         if n > 0 {
-            syncs[p.loc][p.ord].posts = Some((link(seq as u64), n));
+            syncs[p.loc][p.ord].set_posts(link(seq as u64), n);
         }
     }
     // Each completion is the later of the wait's start plus its own cost
@@ -633,7 +665,7 @@ fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [Vec<Sync>]) -
     let waits: Vec<(f64, f64, u8)> = recs
         .iter()
         .filter_map(|r| {
-            let l = syncs[r.loc][r.ord].needs?;
+            let l = syncs[r.loc][r.ord].needs()?;
             let p = producers[l.seq as usize];
             // A re-paired wait (liberal) may come before its post.
             (p.t <= r.t).then_some((r.t - p.t, r.t - r.prev, r.prev_probe))

@@ -951,7 +951,7 @@ impl<'a> LocPass<'a> {
                 .pairing
                 .sync(self.index as usize, self.syncs_met as usize);
             self.syncs_met += 1;
-            if let Some((link, readers)) = s.posts {
+            if let Some((link, readers)) = s.posts() {
                 let chain = self.cp.snapshot();
                 let note = self.note();
                 board.post(
@@ -966,7 +966,7 @@ impl<'a> LocPass<'a> {
                     readers,
                 );
             }
-            if let Some(link) = s.needs {
+            if let Some(link) = s.needs() {
                 // A lock or semaphore taken after failing attempts in a
                 // loop (trylock, trywait) waited from the first.
                 let polled = self.poll_start();

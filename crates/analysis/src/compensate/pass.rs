@@ -325,8 +325,8 @@ impl<'a> LocPass<'a> {
                 self.sync_next += 1;
                 let s = self.pairing.sync(self.index, self.sync_cur);
                 c.repaired = s.repaired;
-                c.needs = s.needs.map(|l| (Key::Obj(l), Class::Object(l.object)));
-                if let Some((l, readers)) = s.posts {
+                c.needs = s.needs().map(|l| (Key::Obj(l), Class::Object(l.object)));
+                if let Some((l, readers)) = s.posts() {
                     c.posts
                         .push((Key::Obj(l), Stamp { ta: 0.0, tm }, 1, readers));
                 }
