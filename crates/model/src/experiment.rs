@@ -468,6 +468,8 @@ impl Process {
 pub struct EventReader {
     path: PathBuf,
     blocks: BlockReader<BufReader<File>>,
+    /// The block being decoded (for `each_in_block`).
+    block: Vec<u8>,
     stack: Vec<RegionId>,
     done: bool,
     /// Rank recorded in the file header.
@@ -484,6 +486,7 @@ impl EventReader {
         Ok(EventReader {
             path: path.to_path_buf(),
             blocks: BlockReader::new(BufReader::with_capacity(1 << 16, f), HEADER_LEN as u64),
+            block: Vec::new(),
             stack: Vec::new(),
             done: false,
             rank,
@@ -504,13 +507,18 @@ impl EventReader {
     /// copy of the block's events); `Ok(false)` at the end. Errors as
     /// [`EventReader::next_block`].
     pub fn each_in_block(&mut self, f: impl FnMut(Event)) -> Result<bool, Error> {
-        let Some((records, mut time)) =
-            block_records(&mut self.blocks, &mut self.done, &self.path)?
+        let Some(mut time) = read_block(
+            &mut self.blocks,
+            &mut self.block,
+            &mut self.done,
+            &self.path,
+        )?
         else {
             return Ok(false);
         };
         // The good prefix of a damaged block is kept: it was checksummed, so
         // only the encoder (not the disk) can have produced the bad record.
+        let records = &self.block[EVENT_BLOCK_PREFIX..];
         let r = evcodec::decode_records(records, &mut time, &mut self.stack, f);
         self.settle(r)
     }
@@ -521,15 +529,8 @@ impl EventReader {
     /// at a time with [`evcodec::read_record`], keeping their own region
     /// stack.
     pub fn next_records(&mut self, out: &mut Vec<u8>) -> Result<Option<(u64, usize)>, Error> {
-        if self.done {
-            return Ok(None);
-        }
-        match self.blocks.read_into(out) {
-            Ok(true) => {}
-            Ok(false) => return Ok(None),
-            Err(e) => return Err(e.at(&self.path)),
-        }
-        block_base(out, &mut self.done, &self.path).map(|t| Some((t, EVENT_BLOCK_PREFIX)))
+        let time = read_block(&mut self.blocks, out, &mut self.done, &self.path)?;
+        Ok(time.map(|t| (t, EVENT_BLOCK_PREFIX)))
     }
 
     fn settle(&mut self, r: Result<(), Error>) -> Result<bool, Error> {
@@ -553,38 +554,35 @@ impl EventReader {
     }
 }
 
-/// The next block's records and base time; a bad block sets `done`.
-fn block_records<'a>(
-    blocks: &'a mut BlockReader<BufReader<File>>,
+/// Reads the next event block's payload into `buf` (replacing its
+/// contents) and returns its base time; `None` at the end. A bad block ends
+/// the reading (`done`): the region stack (and so the regions of later
+/// leaves) cannot be trusted past it.
+fn read_block(
+    blocks: &mut BlockReader<BufReader<File>>,
+    buf: &mut Vec<u8>,
     done: &mut bool,
     path: &Path,
-) -> Result<Option<(&'a [u8], u64)>, Error> {
+) -> Result<Option<u64>, Error> {
     if *done {
         return Ok(None);
     }
-    let block = match blocks.next_block() {
-        Ok(Some(b)) => b,
-        Ok(None) => return Ok(None),
+    match blocks.read_into(buf) {
+        Ok(true) => {}
+        Ok(false) => return Ok(None),
         Err(e) => return Err(e.at(path)),
-    };
-    let time = block_base(block, done, path)?;
-    Ok(Some((&block[EVENT_BLOCK_PREFIX..], time)))
-}
-
-/// The base time of an event block's payload `block`. A bad block ends the
-/// reading (`done`): the region stack (and so the regions of later leaves)
-/// cannot be trusted past it.
-fn block_base(block: &[u8], done: &mut bool, path: &Path) -> Result<u64, Error> {
-    file::u64_at(block, 0)
-        .filter(|_| block.len() >= EVENT_BLOCK_PREFIX)
-        .ok_or_else(|| {
+    }
+    match file::u64_at(buf, 0).filter(|_| buf.len() >= EVENT_BLOCK_PREFIX) {
+        Some(time) => Ok(Some(time)),
+        None => {
             *done = true;
-            Error::corrupt(format!(
+            Err(Error::corrupt(format!(
                 "event block of {} bytes is shorter than its {EVENT_BLOCK_PREFIX}-byte prefix",
-                block.len()
+                buf.len()
             ))
-            .at(path)
-        })
+            .at(path))
+        }
+    }
 }
 
 /// Writes a location's event file from whole events, offline (analysis
