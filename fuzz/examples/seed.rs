@@ -135,6 +135,10 @@ fn all_kinds() -> Vec<Event> {
         SemAcquired { sem: 4 },
         Advance { var: 1, index: 17 },
         AwaitDone { var: 1, index: 16 },
+        Iteration {
+            loop_id: 2,
+            index: 7,
+        },
         ThreadCreate { token: 5 },
         ThreadBegin { token: 5 },
         ThreadEnd { token: 5 },

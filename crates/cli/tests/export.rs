@@ -233,6 +233,7 @@ fn sim_child() {
         events::sem_acquired(0x77);
         events::advance(0x88, i);
         events::await_done(0x88, i);
+        events::iteration(0x99, i);
         *lock.lock().unwrap() += 1;
     }
     helper.join().unwrap();
@@ -327,6 +328,7 @@ fn the_test_workload_records_every_event_kind() {
         "sem_acquired",
         "advance",
         "await_done",
+        "iteration",
         "thread_create",
         "thread_begin",
         "thread_end",
@@ -615,7 +617,7 @@ fn otf2_kind(k: &str) -> Option<&'static str> {
         "irecv_complete" => "MpiIrecv",
         "collective_begin" => "MpiCollectiveBegin",
         "collective_end" => "MpiCollectiveEnd",
-        "lock_request" | "sem_post" | "sem_acquired" | "advance" | "await_done" => {
+        "lock_request" | "sem_post" | "sem_acquired" | "advance" | "await_done" | "iteration" => {
             "ParameterUnsignedInt"
         }
         "lock_acquired" => "ThreadAcquireLock",

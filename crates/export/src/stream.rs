@@ -295,6 +295,7 @@ pub fn args(kind: &EventKind) -> Vec<(&'static str, u64)> {
         Advance { var, index } | AwaitDone { var, index } => {
             vec![("var", var), ("index", index)]
         }
+        Iteration { loop_id, index } => vec![("loop", loop_id), ("index", index)],
         ThreadCreate { token }
         | ThreadBegin { token }
         | ThreadEnd { token }

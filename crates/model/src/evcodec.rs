@@ -52,6 +52,7 @@ mod code {
     pub const VALUE_REACHED: u8 = 28;
     pub const METRIC: u8 = 29;
     pub const MARK: u8 = 30;
+    pub const ITERATION: u8 = 31;
 }
 
 /// Writes an enter record.
@@ -221,6 +222,7 @@ fn fields_of(kind: &EventKind) -> (u8, [u64; 5], usize) {
         ValueReached { addr } => (code::VALUE_REACHED, [addr, z, z, z, z], 1),
         Metric { metric, value } => (code::METRIC, [metric as u64, pv::zigzag(value), z, z, z], 2),
         Mark { mark, value } => (code::MARK, [mark as u64, pv::zigzag(value), z, z, z], 2),
+        Iteration { loop_id, index } => (code::ITERATION, [loop_id, index, z, z, z], 2),
     }
 }
 
@@ -244,7 +246,12 @@ fn field_count(c: u8) -> Option<usize> {
         | code::JOIN
         | code::RMA_COMPLETE
         | code::VALUE_REACHED => 1,
-        code::ADVANCE | code::AWAIT_DONE | code::FORK | code::METRIC | code::MARK => 2,
+        code::ADVANCE
+        | code::AWAIT_DONE
+        | code::FORK
+        | code::METRIC
+        | code::MARK
+        | code::ITERATION => 2,
         code::PUT | code::GET | code::ATOMIC => 3,
         _ => return None,
     })
@@ -305,6 +312,10 @@ fn from_fields(c: u8, f: &[u64; 5]) -> Option<EventKind> {
         },
         code::AWAIT_DONE => AwaitDone {
             var: f[0],
+            index: f[1],
+        },
+        code::ITERATION => Iteration {
+            loop_id: f[0],
             index: f[1],
         },
         code::THREAD_CREATE => ThreadCreate { token: f[0] },
@@ -616,6 +627,14 @@ mod tests {
             SemAcquired { sem: 4 },
             Advance { var: 1, index: 17 },
             AwaitDone { var: 1, index: 16 },
+            Iteration {
+                loop_id: 3,
+                index: 9,
+            },
+            Iteration {
+                loop_id: 3,
+                index: crate::event::NO_ITERATION,
+            },
             ThreadCreate { token: 5 },
             ThreadBegin { token: 5 },
             ThreadEnd { token: 5 },

@@ -177,7 +177,16 @@ pub enum EventKind {
     Metric { metric: u32, value: i64 },
     /// A user mark with data; `mark` is a region of kind `Mark`.
     Mark { mark: RegionId, value: i64 },
+    /// A self-scheduled loop handed this location iteration `index`
+    /// ([`NO_ITERATION`]: none was left, the location leaves the loop).
+    /// What the location records until its next iteration event of the
+    /// loop is that iteration's work.
+    Iteration { loop_id: u64, index: u64 },
 }
+
+/// The `index` of an [`EventKind::Iteration`] event that found no
+/// iteration left.
+pub const NO_ITERATION: u64 = u64::MAX;
 
 impl EventKind {
     /// Whether this event takes part in synchronization on a shared object
@@ -240,6 +249,7 @@ impl EventKind {
             ValueReached { .. } => "value_reached",
             Metric { .. } => "metric",
             Mark { .. } => "mark",
+            Iteration { .. } => "iteration",
         }
     }
 }

@@ -81,12 +81,13 @@ fn kind_index(k: &EventKind) -> usize {
         ValueReached { .. } => 29,
         Metric { .. } => 30,
         Mark { .. } => 31,
+        Iteration { .. } => 32,
     }
 }
 
-const KINDS: usize = 32;
+const KINDS: usize = 33;
 
-/// The extended kind number `i` (2 to 31, as in [`kind_index`]) with fields
+/// The extended kind number `i` (2 to 32, as in [`kind_index`]) with fields
 /// taken from `f`.
 fn extended(i: usize, f: [u64; 5]) -> EventKind {
     use EventKind::*;
@@ -176,6 +177,10 @@ fn extended(i: usize, f: [u64; 5]) -> EventKind {
         31 => Mark {
             mark: w(f[0]),
             value: f[1] as i64,
+        },
+        32 => Iteration {
+            loop_id: f[0],
+            index: f[1],
         },
         _ => unreachable!("kind {i}"),
     };

@@ -140,6 +140,12 @@ pub fn await_done(var: u64, index: u64) {
     record(EventKind::AwaitDone { var, index });
 }
 
+/// Self-scheduled loop `loop_id` handed this thread iteration `index`
+/// ([`NO_ITERATION`](parallax_model::event::NO_ITERATION): none was left).
+pub fn iteration(loop_id: u64, index: u64) {
+    record(EventKind::Iteration { loop_id, index });
+}
+
 /// A one-sided put of `bytes` to address `addr` of rank `target` (record
 /// it inside a region of kind [`RegionKind::Put`]).
 pub fn put(target: u32, bytes: u64, addr: u64) {

@@ -8,7 +8,7 @@ use std::sync::{
 };
 use std::time::Duration;
 
-use parallax_model::event::{CollectiveOp, NO_ROOT};
+use parallax_model::event::{CollectiveOp, NO_ITERATION, NO_ROOT};
 use parallax_model::region::RegionKind;
 
 use crate::clock;
@@ -334,5 +334,41 @@ impl SyncVar {
         }
         clock::order();
         events::await_done(id_of(self), index);
+    }
+}
+
+/// Loops made so far: each [`SelfScheduled`] loop gets its own id, so that
+/// a loop made where an earlier one lay in memory is not taken for it.
+static LOOPS: AtomicU64 = AtomicU64::new(1);
+
+/// A self-scheduled loop of `n` iterations: each thread takes the next
+/// iteration from a shared counter when it is free (dynamic scheduling of
+/// one iteration at a time). Every hand-out is recorded, so that
+/// `parallax compensate --liberal` can hand the iterations out again in
+/// the order the threads would have asked for them without probes.
+#[derive(Debug)]
+pub struct SelfScheduled {
+    next: AtomicU64,
+    n: u64,
+    id: u64,
+}
+
+impl SelfScheduled {
+    /// A loop of iterations `0..n`.
+    pub fn new(n: u64) -> SelfScheduled {
+        SelfScheduled {
+            next: AtomicU64::new(0),
+            n,
+            id: LOOPS.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The next iteration for the calling thread, `None` when all are
+    /// taken (the thread leaves the loop).
+    pub fn next(&self) -> Option<u64> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let taken = (i < self.n).then_some(i);
+        events::iteration(self.id, taken.unwrap_or(NO_ITERATION));
+        taken
     }
 }

@@ -48,7 +48,8 @@ enum {
     PXL_EV_ATOMIC = 26,
     PXL_EV_RMA_COMPLETE = 27, /* target (0xffffffff: all) */
     PXL_EV_VALUE_REACHED = 28, /* addr */
-    PXL_EV_MARK = 30          /* mark region, value */
+    PXL_EV_MARK = 30,         /* mark region, value */
+    PXL_EV_ITERATION = 31     /* loop, index (PXL_NO_ITERATION: none left) */
 };
 
 /* Collective ops: parallax_model::event::CollectiveOp. */
@@ -61,6 +62,7 @@ enum {
 
 #define PXL_NO_ROOT 0xffffffffu
 #define PXL_ALL_TARGETS 0xffffffffu
+#define PXL_NO_ITERATION UINT64_MAX
 
 /* --- the Rust side (src/capi.rs) --- */
 

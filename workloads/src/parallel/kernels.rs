@@ -5,10 +5,10 @@
 //! the order in which threads add to them: every run, at every level and
 //! with any interleaving, gives the same checksum.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-use super::prims::{spawn, Barrier, Flags, Line, Lock, Sem};
+use super::prims::{spawn, Barrier, Flags, Line, Lock, Schedule, Sem};
 use super::{Level, Run};
 
 /// The timed part of a kernel; returns the checksum.
@@ -263,7 +263,7 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
     Box::new(move || {
         let mut sum = 0u64;
         for (pass, flags) in flags.into_iter().enumerate() {
-            let next = Arc::new(AtomicUsize::new(0));
+            let next = Arc::new(Schedule::new(level, n));
             let a: Arc<Vec<Line<AtomicU64>>> = Arc::new((0..n).map(|_| Line::default()).collect());
             let c: Arc<Vec<Line<AtomicU64>>> = Arc::new((0..n).map(|_| Line::default()).collect());
             let handles: Vec<_> = (0..p)
@@ -272,10 +272,9 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
                     spawn(level, move || {
                         let mut acc = 0u64;
                         loop {
-                            let i = next.fetch_add(1, Relaxed);
-                            if i >= n {
+                            let Some(i) = next.next() else {
                                 break acc;
-                            }
+                            };
                             let seed = mix((pass * n + i) as u64);
                             match dir {
                                 Direction::Forward => {

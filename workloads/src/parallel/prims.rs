@@ -135,6 +135,33 @@ impl Flags {
     }
 }
 
+/// The iteration counter of a self-scheduled loop of `n` iterations.
+pub(crate) enum Schedule {
+    Plain(AtomicU64, u64),
+    Measured(parallax::sync::SelfScheduled),
+}
+
+impl Schedule {
+    pub(crate) fn new(level: Level, n: usize) -> Schedule {
+        match level {
+            Level::Raw => Schedule::Plain(AtomicU64::new(0), n as u64),
+            Level::Full => Schedule::Measured(parallax::sync::SelfScheduled::new(n as u64)),
+        }
+    }
+
+    /// The calling thread's next iteration, `None` when all are taken.
+    #[inline]
+    pub(crate) fn next(&self) -> Option<usize> {
+        match self {
+            Schedule::Plain(next, n) => {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                (i < *n).then_some(i as usize)
+            }
+            Schedule::Measured(s) => s.next().map(|i| i as usize),
+        }
+    }
+}
+
 /// A counting semaphore.
 pub(crate) enum Sem {
     /// The same construction as `parallax::sync::Semaphore`, unrecorded.

@@ -215,6 +215,7 @@ struct LocReader {
     attr_team: Option<u32>,
     attr_addr: Option<u32>,
     attr_var: Option<u32>,
+    attr_loop: Option<u32>,
     params: HashMap<u32, Param>,
     metric_classes: HashMap<u32, Vec<(u32, u8)>>,
     teams: Vec<u64>,
@@ -633,8 +634,12 @@ extern "C" fn ev_param(_: L, t: T, _: u64, d: *mut c_void, a: A, p: u32, v: u64)
             var: s.attr(a, s.attr_var).unwrap_or(0),
             index: v,
         },
-        Some(Param::Event(_)) => EventKind::AwaitDone {
+        Some(Param::Event(4)) => EventKind::AwaitDone {
             var: s.attr(a, s.attr_var).unwrap_or(0),
+            index: v,
+        },
+        Some(Param::Event(_)) => EventKind::Iteration {
+            loop_id: s.attr(a, s.attr_loop).unwrap_or(0),
             index: v,
         },
         Some(Param::Mark(r)) => EventKind::Mark {
@@ -1092,6 +1097,7 @@ pub fn import(anchor: &Path, out: &Path, opts: &ImportOptions) -> Result<Summary
                 attr_team: attrs[1],
                 attr_addr: attrs[2],
                 attr_var: attrs[3],
+                attr_loop: attrs[4],
                 params: params.clone(),
                 metric_classes: metric_classes.clone(),
                 teams: Vec::new(),

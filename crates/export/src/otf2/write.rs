@@ -44,20 +44,23 @@ const ATTR_LOCK: u32 = 0;
 const ATTR_TEAM: u32 = 1;
 const ATTR_ADDR: u32 = 2;
 const ATTR_VAR: u32 = 3;
-pub(super) const ATTRIBUTES: [&str; 4] = [
+const ATTR_LOOP: u32 = 4;
+pub(super) const ATTRIBUTES: [&str; 5] = [
     "parallax:lock",
     "parallax:team",
     "parallax:addr",
     "parallax:var",
+    "parallax:loop",
 ];
 
 /// Parameters of the events OTF2 lacks (fixed refs 0..).
-pub(super) const EVENT_PARAMS: [&str; 5] = [
+pub(super) const EVENT_PARAMS: [&str; 6] = [
     "parallax:lock_request",
     "parallax:sem_post",
     "parallax:sem_acquired",
     "parallax:advance",
     "parallax:await_done",
+    "parallax:iteration",
 ];
 
 fn check(code: ErrorCode, what: &str) -> Result<(), Error> {
@@ -406,6 +409,7 @@ impl LocState {
             SemAcquired { sem } => self.param(t, 2, sem, a, None),
             Advance { var, index } => self.param(t, 3, index, a, Some((ATTR_VAR, var))),
             AwaitDone { var, index } => self.param(t, 4, index, a, Some((ATTR_VAR, var))),
+            Iteration { loop_id, index } => self.param(t, 5, index, a, Some((ATTR_LOOP, loop_id))),
             ThreadCreate { token } => {
                 f::OTF2_EvtWriter_ThreadCreate(w, none, t, self.thread_comm, token)
             }
