@@ -287,6 +287,17 @@ pub struct Pairing {
 }
 
 impl Pairing {
+    /// Takes the least costs and the threads at once of `measured`, the
+    /// pairing of the measured trace that this one's (whose times were
+    /// partly made up) was rewritten from: those are the machine's, which
+    /// made-up times do not measure.
+    pub fn measured_as(&mut self, measured: &Pairing) {
+        self.latency = measured.latency;
+        self.own = measured.own;
+        self.unlock = measured.unlock;
+        self.threads_at_once = measured.threads_at_once.clone();
+    }
+
     /// What the `n`-th sync event of location `loc` does (nothing, if
     /// pairing did not list it).
     pub fn sync(&self, loc: usize, n: usize) -> Sync {
@@ -401,6 +412,8 @@ fn list_and_pair(
     // and the pairing, not the lists too.
     out.syncs = lens.iter().map(|&n| vec![Sync::default(); n]).collect();
     out.threads_at_once = threads_at_once(locs, &objects, &all);
+    let mut learned = [Learned::default(); Object::COUNT];
+    let mut singles: Vec<(Object, (f64, f64, u8))> = Vec::new();
     for &((object, id), span) in &objects {
         let recs = &mut all[span.0..span.1];
         // Producers first at equal times: a release recorded in the same
@@ -413,7 +426,9 @@ fn list_and_pair(
         });
         // The costs are learned from the measured pairing: a re-paired
         // wait's measured times belong to another partner.
-        let (latency, own) = pair_object(object, id, recs, &mut out.syncs);
+        let (l, single) = pair_object(object, id, recs, &mut out.syncs);
+        learned[object as usize].merge(&l);
+        singles.extend(single.map(|w| (object, w)));
         if let (Object::Lock, Some(req)) = (object, requests) {
             let before = partners(recs, &out.syncs);
             for r in recs.iter() {
@@ -425,11 +440,15 @@ fn list_and_pair(
                 out.syncs[k.0][k.1].repaired = before.get(&k) != Some(&p);
             }
         }
-        let k = object as usize;
-        out.latency[k] = out.latency[k].min(latency);
-        for (o, n) in out.own[k].iter_mut().zip(own) {
-            *o = o.min(n);
-        }
+    }
+    for (object, w) in singles {
+        let l = &mut learned[object as usize];
+        let (min_a, min_b) = (l.min_a, l.min_b);
+        l.judge(w, min_a, min_b);
+    }
+    for (k, l) in learned.iter().enumerate() {
+        out.latency[k] = l.latency;
+        out.own[k] = l.own;
     }
     out
 }
@@ -577,10 +596,65 @@ fn first_come_first_served(recs: Vec<Rec>, req: &Requests) -> Vec<Rec> {
     order.into_iter().map(|i| recs[i]).collect()
 }
 
-/// Pairs the events of one object, sorted by measured time; returns the
-/// least delays from a post, and from a wait's start (by the probe that
-/// started it), to the wait's completion.
-fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [Vec<Sync>]) -> (f64, [f64; 3]) {
+/// What the waits on shared objects of one kind showed of their costs.
+#[derive(Clone, Copy)]
+struct Learned {
+    /// The least delay from a post to the completion of a wait that it
+    /// decided, and from a wait's start (by the probe that started it) to
+    /// its completion where that decided it, ns.
+    latency: f64,
+    own: [f64; 3],
+    /// The least of each over all waits.
+    min_a: f64,
+    min_b: f64,
+}
+
+impl Default for Learned {
+    fn default() -> Learned {
+        Learned {
+            latency: f64::INFINITY,
+            own: [f64::INFINITY; 3],
+            min_a: f64::INFINITY,
+            min_b: f64::INFINITY,
+        }
+    }
+}
+
+impl Learned {
+    /// Counts wait `w` (delay from the post, from the start, the start's
+    /// probe) as decided by whichever side is closer to its least.
+    fn judge(&mut self, w: (f64, f64, u8), min_a: f64, min_b: f64) {
+        let (a, b, probe) = w;
+        // A wait with no start (a thread's first event) is decided by its
+        // post.
+        if b.is_infinite() || a - min_a <= b - min_b {
+            self.latency = self.latency.min(a);
+        } else {
+            let o = &mut self.own[probe as usize];
+            *o = o.min(b);
+        }
+    }
+
+    fn merge(&mut self, o: &Learned) {
+        self.latency = self.latency.min(o.latency);
+        for (a, b) in self.own.iter_mut().zip(o.own) {
+            *a = a.min(b);
+        }
+        self.min_a = self.min_a.min(o.min_a);
+        self.min_b = self.min_b.min(o.min_b);
+    }
+}
+
+/// Pairs the events of one object, sorted by measured time; returns what
+/// its waits showed of their costs, and its wait if it had only one (one
+/// wait alone cannot tell which side decided it: it is judged against
+/// the least values of all objects of its kind).
+fn pair_object(
+    object: Object,
+    id: u64,
+    recs: &[Rec],
+    syncs: &mut [Vec<Sync>],
+) -> (Learned, Option<(f64, f64, u8)>) {
     let link = |seq: u64| Link { object, id, seq };
     let mut readers: Vec<u32> = Vec::new();
     let mut producers: Vec<&Rec> = Vec::new();
@@ -671,18 +745,17 @@ fn pair_object(object: Object, id: u64, recs: &[Rec], syncs: &mut [Vec<Sync>]) -
             (p.t <= r.t).then_some((r.t - p.t, r.t - r.prev, r.prev_probe))
         })
         .collect();
-    let min_a = waits.iter().map(|w| w.0).fold(f64::INFINITY, f64::min);
-    let min_b = waits.iter().map(|w| w.1).fold(f64::INFINITY, f64::min);
-    let (mut latency, mut own) = (f64::INFINITY, [f64::INFINITY; 3]);
-    for &(a, b, probe) in &waits {
-        // A wait with no start (a thread's first event) is decided by its
-        // post.
-        if b.is_infinite() || a - min_a <= b - min_b {
-            latency = latency.min(a);
-        } else {
-            let o = &mut own[probe as usize];
-            *o = o.min(b);
-        }
+    let mut learned = Learned {
+        min_a: waits.iter().map(|w| w.0).fold(f64::INFINITY, f64::min),
+        min_b: waits.iter().map(|w| w.1).fold(f64::INFINITY, f64::min),
+        ..Learned::default()
+    };
+    if let [single] = waits[..] {
+        return (learned, Some(single));
     }
-    (latency, own)
+    let (min_a, min_b) = (learned.min_a, learned.min_b);
+    for &w in &waits {
+        learned.judge(w, min_a, min_b);
+    }
+    (learned, None)
 }

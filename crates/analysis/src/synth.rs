@@ -16,7 +16,7 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
 use parallax_model::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
-use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
+use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ITERATION, NO_ROOT};
 use parallax_model::experiment::{self, EventWriter};
 use parallax_model::region::RegionKind;
 use parallax_model::Error;
@@ -77,7 +77,15 @@ pub enum Op {
         /// Duration, ns.
         ns: f64,
     },
+    /// Takes part in self-scheduled loop `l` (an index into the loops
+    /// given to [`simulate_with_loops`]): takes its next iteration and runs
+    /// it, again and again, until none is left. Each take is an iteration
+    /// event, costing only its probe.
+    Loop(u32),
 }
+
+/// Self-scheduled loops: each loop's iterations, each a list of operations.
+pub type Loops = [Vec<Vec<Op>>];
 
 /// A program: its user regions and each location's operations.
 #[derive(Clone, Debug, Default)]
@@ -170,12 +178,23 @@ fn call_region(user: usize, k: usize) -> u32 {
 
 /// Simulates `p` on `m`. Locations start at time 1 ms.
 pub fn simulate(p: &Program, m: &Machine) -> Trace {
-    Sim::new(p, m).run()
+    simulate_with_loops(p, &[], m)
+}
+
+/// Simulates `p`, whose locations take part in the self-scheduled `loops`
+/// ([`Op::Loop`]), on `m`.
+pub fn simulate_with_loops(p: &Program, loops: &Loops, m: &Machine) -> Trace {
+    Sim::new(p, loops, m).run()
 }
 
 struct Sim<'a> {
     p: &'a Program,
+    loops: &'a Loops,
     m: &'a Machine,
+    /// Per loop, its next iteration; per location, the iteration of a loop
+    /// it runs (loop, iteration, operation).
+    next_iteration: Vec<usize>,
+    inside: Vec<Option<(usize, usize, usize)>>,
     t: Vec<f64>,
     pc: Vec<usize>,
     phase: Vec<u8>,
@@ -201,11 +220,14 @@ struct Sim<'a> {
 }
 
 impl<'a> Sim<'a> {
-    fn new(p: &'a Program, m: &'a Machine) -> Sim<'a> {
+    fn new(p: &'a Program, loops: &'a Loops, m: &'a Machine) -> Sim<'a> {
         let n = p.locations.len();
         Sim {
             p,
+            loops,
             m,
+            next_iteration: vec![0; loops.len()],
+            inside: vec![None; n],
             t: vec![1e6; n],
             pc: vec![0; n],
             phase: vec![0; n],
@@ -274,7 +296,7 @@ impl<'a> Sim<'a> {
                 let token = i as u64 + 1;
                 self.record(i, EventKind::ThreadBegin { token });
             }
-            if self.pc[i] >= self.p.locations[i].len() {
+            if self.op(i).is_none() {
                 if self.threaded(i) {
                     let token = i as u64 + 1;
                     self.record(i, EventKind::ThreadEnd { token });
@@ -299,7 +321,7 @@ impl<'a> Sim<'a> {
 
     /// Whether location `i`'s next step can run now.
     fn ready(&self, i: usize) -> bool {
-        let Some(&op) = self.p.locations[i].get(self.pc[i]) else {
+        let Some(op) = self.op(i) else {
             return true;
         };
         match (op, self.phase[i]) {
@@ -328,13 +350,45 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Location `i`'s next operation: in the iteration of a loop it runs,
+    /// taking the next one at its end.
+    fn op(&self, i: usize) -> Option<Op> {
+        match self.inside[i] {
+            Some((l, k, pc)) => Some(
+                self.loops[l][k]
+                    .get(pc)
+                    .copied()
+                    .unwrap_or(Op::Loop(l as u32)),
+            ),
+            None => self.p.locations[i].get(self.pc[i]).copied(),
+        }
+    }
+
     fn step(&mut self, i: usize) {
-        let op = self.p.locations[i][self.pc[i]];
+        let op = self.op(i).expect("a location with an operation left");
         let user = self.p.regions.len();
         let me = i as u32;
         let comm = if self.p.threads { 1 } else { WORLD };
         let mut next = true;
         match (op, self.phase[i]) {
+            (Op::Loop(l), _) => {
+                let l = l as usize;
+                let k = self.next_iteration[l];
+                self.next_iteration[l] += 1;
+                let taken = k < self.loops[l].len();
+                self.record(
+                    i,
+                    EventKind::Iteration {
+                        loop_id: l as u64 + 1,
+                        index: if taken { k as u64 } else { NO_ITERATION },
+                    },
+                );
+                self.inside[i] = taken.then_some((l, k, 0));
+                if !taken {
+                    self.pc[i] += 1;
+                }
+                return;
+            }
             (Op::Compute(d), _) => self.t[i] += d * self.m.stretch,
             (Op::Enter(r), _) => self.record(i, EventKind::Enter { region: r + 1 }),
             (Op::Leave, _) => self.record(i, EventKind::Leave { region: 0 }),
@@ -590,7 +644,10 @@ impl<'a> Sim<'a> {
             }
         }
         if next {
-            self.pc[i] += 1;
+            match self.inside[i].as_mut() {
+                Some(at) => at.2 += 1,
+                None => self.pc[i] += 1,
+            }
             self.phase[i] = 0;
         } else {
             self.phase[i] = 1;

@@ -27,6 +27,10 @@ pub struct Loc {
     /// What the writer recorded of the event file, if the file is still
     /// as long as when it did.
     pub summary: Option<Summary>,
+    /// The number of its first event whose measured time was made up (the
+    /// liberal re-scheduling of a loop moved events here): from there on,
+    /// its waits and posts carry no measured timing.
+    pub rewritten_from: Option<u64>,
 }
 
 /// The traced locations of `exp`, ordered by (rank, thread).
@@ -45,6 +49,7 @@ pub fn locations(exp: &Experiment) -> Vec<Loc> {
                     bytes,
                     clock: p.clock,
                     summary: summary.cloned(),
+                    rewritten_from: None,
                 });
             }
         }

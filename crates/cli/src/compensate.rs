@@ -49,7 +49,9 @@ pub struct Args {
     pub executor: Option<crate::executor::Kind>,
     /// Grant every lock first come, first served in approximated time
     /// (re-pairing acquisitions with releases, replaying until the order
-    /// settles) instead of keeping the measured order.
+    /// settles) instead of keeping the measured order, and hand the
+    /// iterations of self-scheduled loops (parallax::sync::SelfScheduled)
+    /// out again to the thread free first in approximated time.
     #[arg(long)]
     pub liberal: bool,
     /// Print JSON instead of text.
@@ -213,6 +215,30 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
             c.rank, c.threads, c.cpus
         );
     }
+    for r in &s.rescheduled {
+        let split = |pick: fn(&(u32, u64, u64)) -> u64| {
+            r.threads
+                .iter()
+                .map(|x| pick(x).to_string())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        let _ = writeln!(
+            t,
+            "Rank {}: self-scheduled loop {} handed out again: its {} iterations ran {} on \
+             threads {}, now {}.",
+            r.rank,
+            r.loop_id,
+            r.iterations,
+            split(|x| x.1),
+            r.threads
+                .iter()
+                .map(|x| x.0.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            split(|x| x.2)
+        );
+    }
     for w in &s.warnings {
         let _ = writeln!(t, "warning: {w}");
     }
@@ -235,6 +261,16 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
             "rank": c.rank,
             "threads": c.threads,
             "cpus": c.cpus,
+        })).collect::<Vec<_>>(),
+        "rescheduled": s.rescheduled.iter().map(|r| json!({
+            "rank": r.rank,
+            "loop": r.loop_id,
+            "iterations": r.iterations,
+            "threads": r.threads.iter().map(|&(thread, measured, rescheduled)| json!({
+                "thread": thread,
+                "measured": measured,
+                "rescheduled": rescheduled,
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "locations": s.locations.iter().map(|l| {
             let st = &l.stats;

@@ -18,6 +18,7 @@
 pub mod costs;
 pub(crate) mod pass;
 mod profile_only;
+mod schedule;
 mod sharing;
 
 use std::collections::BTreeMap;
@@ -30,6 +31,7 @@ use parallax_model::{Error, ErrorKind};
 
 pub use costs::{context_range, Costs};
 pub use pass::LocStats;
+pub use schedule::Rescheduled;
 
 use crate::executor::Executor;
 use crate::pairing;
@@ -61,7 +63,9 @@ pub struct Options {
     /// Probe counting at cross-location bases.
     pub convention: Convention,
     /// Grant every lock first come, first served in approximated time
-    /// instead of in the measured order (the thesis's liberal option).
+    /// instead of in the measured order, and hand the iterations of
+    /// self-scheduled loops out again the same way (the thesis's liberal
+    /// option).
     pub liberal: bool,
 }
 
@@ -121,6 +125,9 @@ pub struct Summary {
     /// times lost the probes' share of the cores, and their threads'
     /// start-up and wake-up delays kept the rest.
     pub crowded: Vec<Crowded>,
+    /// Self-scheduled loops whose iterations were handed out again
+    /// (liberal).
+    pub rescheduled: Vec<Rescheduled>,
 }
 
 /// A process whose host ran more threads than it had cores.
@@ -192,34 +199,35 @@ pub fn compensate(
             "liberal compensation runs on one machine (sequential or threads executor)",
         ));
     }
-    let t0 = exp.t0_ns();
-    let mine = exec.share(&locs);
-    let mut pairing = pairing::pair(&locs, t0, exec);
-    let crowded = crowded(exp, &pairing);
-    let shares = shares(exp, &locs, &costs, &crowded)?;
-    // Liberal: grant locks in the order of their approximated requests,
-    // replaying again until that order no longer changes.
-    let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
-    let mut round = 0;
-    let (finished, outcome) = loop {
-        round += 1;
-        let (finished, outcome, requests) =
-            replay_once(&locs, &mine, &pairing, &costs, &shares, out, opts, exec)?;
-        if round >= rounds {
-            break (finished, outcome);
+    let mut run = replay_all(exp, &locs, &costs, out, opts, exec, None)?;
+    let mut rescheduled = Vec::new();
+    let mut warnings = Vec::new();
+    if opts.liberal {
+        // Liberal: the self-scheduled loops' iterations handed out again
+        // from the approximated times just made, then replayed once more.
+        if let Some(plan) = schedule::plan(&locs, out, &run.pairing, &costs)? {
+            warnings = plan.warnings;
+            if !plan.loops.is_empty() {
+                run = replay_all(exp, &plan.locs, &costs, out, opts, exec, Some(&run.pairing))?;
+                let dir = out.join(schedule::WORK_DIR);
+                std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            }
+            rescheduled = plan.loops;
         }
-        let next = pairing::pair_with(&locs, t0, exec, Some(&requests));
-        if next.syncs == pairing.syncs {
-            break (finished, outcome);
-        }
-        pairing = next;
-    };
+    }
+    let Run {
+        pairing,
+        crowded,
+        mine,
+        finished,
+        outcome,
+    } = run;
     // Under MPI each rank wrote its locations' events; rank 0 writes the
     // rest.
     let Some(finished) = exec.collect(&mine, locs.len(), finished) else {
         return Ok(Summary::default());
     };
-    let mut warnings = pairing.warnings.clone();
+    warnings.splice(0..0, pairing.warnings.iter().cloned());
     let mut trees = vec![Vec::new(); exp.processes.len()];
     let mut locations = Vec::new();
     for (loc, (tree, stats)) in locs.iter().zip(finished) {
@@ -249,7 +257,68 @@ pub fn compensate(
     }
     let mut summary = summarize(locations, outcome, warnings, &costs, exp);
     summary.crowded = crowded.into_iter().flatten().collect();
+    summary.rescheduled = rescheduled;
     Ok(summary)
+}
+
+/// A replay of every location: its pairing, the crowded processes, the
+/// locations this executor replayed and what it found.
+struct Run {
+    pairing: pairing::Pairing,
+    crowded: Vec<Option<Crowded>>,
+    mine: crate::executor::Share,
+    finished: Finished,
+    outcome: replay::Outcome,
+}
+
+/// Pairs and replays `locs`, writing the approximated events into `out`;
+/// liberal, grants locks in the order of their approximated requests,
+/// replaying again until that order no longer changes. Locations partly
+/// rewritten from the measured ones take the least costs of the
+/// `measured` pairing.
+fn replay_all(
+    exp: &Experiment,
+    locs: &[trace::Loc],
+    costs: &[Costs],
+    out: &Path,
+    opts: &Options,
+    exec: Executor,
+    measured: Option<&pairing::Pairing>,
+) -> Result<Run, Error> {
+    let t0 = exp.t0_ns();
+    let mine = exec.share(locs);
+    let pair = |requests: Option<&pairing::Requests>| {
+        let mut p = pairing::pair_with(locs, t0, exec, requests);
+        if let Some(m) = measured {
+            p.measured_as(m);
+        }
+        p
+    };
+    let mut pairing = pair(None);
+    let crowded = crowded(exp, &pairing);
+    let shares = shares(exp, locs, costs, &crowded)?;
+    let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
+    let mut round = 0;
+    loop {
+        round += 1;
+        let (finished, outcome, requests) =
+            replay_once(locs, &mine, &pairing, costs, &shares, out, opts, exec)?;
+        let next = (round < rounds)
+            .then(|| pair(Some(&requests)))
+            .filter(|next| next.syncs != pairing.syncs);
+        match next {
+            Some(next) => pairing = next,
+            None => {
+                return Ok(Run {
+                    pairing,
+                    crowded,
+                    mine,
+                    finished,
+                    outcome,
+                })
+            }
+        }
+    }
 }
 
 /// The host a process ran on: processes of no known host each their own.
@@ -400,6 +469,7 @@ fn summarize(
         .fold(0.0, f64::max);
     Summary {
         crowded: Vec::new(),
+        rescheduled: Vec::new(),
         measured_ns: if measured_ns.is_finite() {
             measured_ns
         } else {

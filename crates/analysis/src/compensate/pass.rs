@@ -254,6 +254,7 @@ impl<'a> LocPass<'a> {
     fn prepare(&mut self, e: &Event, tm: f64) {
         use EventKind::*;
         let rank = self.loc.rank;
+        let tm = self.posted_tm(tm);
         let mut c = Current {
             ready: true,
             ..Current::default()
@@ -409,6 +410,7 @@ impl<'a> LocPass<'a> {
             ta
         };
         if let EventKind::CollectiveBegin = e.kind {
+            let tm = self.posted_tm(tm);
             self.coll_begins.begin(Stamp { ta, tm });
         }
         for (key, mut stamp, expected, readers) in std::mem::take(&mut self.cur.posts) {
@@ -446,6 +448,25 @@ impl<'a> LocPass<'a> {
         let (own2, share2) = (own + palpha, share + s.over(ptm, tm));
         let lost = own2.max(share2) - own.max(share) + self.debt;
         (lost, (bin, own2, share2))
+    }
+
+    /// Whether the event being processed lies where liberal re-scheduling
+    /// made up the measured times.
+    fn rewritten(&self) -> bool {
+        self.loc
+            .rewritten_from
+            .is_some_and(|from| self.stats.events >= from)
+    }
+
+    /// The measured time a post of the event being processed carries:
+    /// none (infinite) where it was made up, so that its partners take the
+    /// least costs.
+    fn posted_tm(&self, tm: f64) -> f64 {
+        if self.rewritten() {
+            f64::INFINITY
+        } else {
+            tm
+        }
     }
 
     /// Whether the process's host ran more threads than cores: waiting for
@@ -527,10 +548,13 @@ impl<'a> LocPass<'a> {
             Convention::Literal => 0.0,
         };
         let (own_least, latency_least) = self.least(class);
-        if self.cur.repaired {
-            // Re-paired (liberal): this pair was never measured; the least
-            // costs of each side make the completion.
-            return (pta + own_least).max(p.ta + latency_least);
+        if self.cur.repaired || self.rewritten() || p.tm == f64::INFINITY {
+            // Re-paired or re-scheduled (liberal): this pair was never
+            // measured; the least costs of each side make the completion.
+            return match self.prev {
+                Some(_) => (pta + own_least).max(p.ta + latency_least),
+                None => p.ta + latency_least,
+            };
         }
         if self.prev.is_none() {
             // A location that starts on its partner's post (a thread on
@@ -740,6 +764,7 @@ impl Pass for LocPass<'_> {
             self.stats.warning = Some(w);
         }
         if let (Some((key, readers)), Some((tm, ta))) = (self.end_post.take(), self.stats.last) {
+            let tm = self.posted_tm(tm);
             board.post(key, Stamp { ta, tm }, readers);
         }
         Status::Done

@@ -74,6 +74,7 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
         warnings,
         locations,
         crowded: Vec::new(),
+        rescheduled: Vec::new(),
     })
 }
 
