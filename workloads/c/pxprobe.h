@@ -19,6 +19,8 @@ void parallax_pl_calibrate(void) __attribute__((weak));
 uint32_t parallax_pl_region_preserving(const char *name, int kind) __attribute__((weak));
 void parallax_pl_enter_preserving(void) __attribute__((weak));
 void parallax_pl_leave_preserving(void) __attribute__((weak));
+void parallax_pl_event(int code, uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e)
+    __attribute__((weak));
 
 /* Generic operation types: the numbers of parallax_model::region::RegionKind. */
 enum { PX_USER = 0, PX_FUNCTION = 1, PX_LOOP = 2 };
@@ -86,6 +88,17 @@ static inline void px_leave_preserving(int entered) {
 static inline int px_enter_preserving(px_site *s) { return px_enter(s); }
 static inline void px_leave_preserving(int entered) { px_leave(entered); }
 #endif
+
+/* Self-scheduled loop `loop` handed this thread iteration `index`
+ * (PX_NO_ITERATION: none was left, the thread leaves the loop): what the
+ * thread records until its next px_iteration of the loop is that
+ * iteration's work, which `parallax compensate --liberal` hands out again.
+ * A loop's id is the program's to choose, one per run of the loop. */
+#define PX_NO_ITERATION UINT64_MAX
+static inline void px_iteration(uint64_t loop, uint64_t index) {
+    if (parallax_pl_event)
+        parallax_pl_event(31 /* PXL_EV_ITERATION */, loop, index, 0, 0, 0);
+}
 
 /* Measures the probes' cost again now (compensation uses the calibration
  * nearest in time to each event). */

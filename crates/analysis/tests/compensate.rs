@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use parallax_analysis::compensate::{self, Convention, Options};
+use parallax_analysis::compensate::{self, Convention, Liberal, Options};
 use parallax_analysis::executor::Executor;
 use parallax_analysis::synth::{self, Machine, Op, Program, Trace};
 use parallax_model::experiment::Experiment;
@@ -520,7 +520,10 @@ fn liberal_mode_grants_locks_in_approximated_order() {
     let exp = Experiment::open(&mdir).unwrap();
     let run = |name: &str, liberal: bool| {
         let opts = Options {
-            liberal,
+            liberal: Liberal {
+                locks: liberal,
+                loops: false,
+            },
             ..Options::default()
         };
         compensate::compensate(&exp, &dir.join(name), &opts, Executor::Sequential).unwrap();
@@ -556,7 +559,7 @@ fn literal_convention_keeps_the_partners_probe() {
     let opts = |c| Options {
         costs: None,
         convention: c,
-        liberal: false,
+        liberal: Liberal::default(),
     };
     let cons = compensate::compensate(
         &exp,
@@ -775,7 +778,10 @@ fn rescheduled(
     let exp = Experiment::open(&mdir).unwrap();
     let run = |out: &str, liberal: bool| {
         let opts = Options {
-            liberal,
+            liberal: Liberal {
+                locks: false,
+                loops: liberal,
+            },
             ..Options::default()
         };
         let s = compensate::compensate(&exp, &dir.join(out), &opts, Executor::Sequential).unwrap();
@@ -795,7 +801,7 @@ fn rescheduled(
     let (liberal, at, s) = run("l", true);
     // The thread pool's passes block at other points: the same result.
     let opts = Options {
-        liberal: true,
+        liberal: Liberal::ALL,
         ..Options::default()
     };
     compensate::compensate(&exp, &dir.join("pool"), &opts, Executor::Threads(2)).unwrap();
@@ -875,7 +881,7 @@ fn loops_whose_iterations_hold_other_synchronization_keep_their_assignment() {
     synth::write(&mdir, &p, &measured, ALPHA).unwrap();
     let exp = Experiment::open(&mdir).unwrap();
     let opts = Options {
-        liberal: true,
+        liberal: Liberal::ALL,
         ..Options::default()
     };
     let s = compensate::compensate(&exp, &dir.join("l"), &opts, Executor::Sequential).unwrap();

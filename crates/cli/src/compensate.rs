@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use serde_json::json;
 
-use parallax_analysis::compensate::{self, Convention, Costs, LocSummary, Options, Summary};
+use parallax_analysis::compensate::{
+    self, Convention, Costs, Liberal, LocSummary, Options, Summary,
+};
 use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
 
@@ -47,13 +49,17 @@ pub struct Args {
     /// the result is the same.
     #[arg(long, value_enum)]
     pub executor: Option<crate::executor::Kind>,
-    /// Grant every lock first come, first served in approximated time
-    /// (re-pairing acquisitions with releases, replaying until the order
-    /// settles) instead of keeping the measured order, and hand the
+    /// Re-arrange what the probes re-ordered, first come, first served in
+    /// approximated time instead of as measured: `locks` grants every lock
+    /// to the thread that asked first (re-pairing acquisitions with
+    /// releases, replaying until the order settles); `loops` hands the
     /// iterations of self-scheduled loops (parallax::sync::SelfScheduled)
-    /// out again to the thread free first in approximated time.
-    #[arg(long)]
-    pub liberal: bool,
+    /// to the thread free first and replays the trace rewritten that way.
+    /// Without a value (`--liberal`), both; `--liberal=loops` for one.
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "locks,loops",
+          value_delimiter = ',', value_parser = ["locks", "loops"])]
+    pub liberal: Option<Vec<String>>,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -85,7 +91,13 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         } else {
             Convention::Consistent
         },
-        liberal: a.liberal,
+        liberal: {
+            let has = |w: &str| a.liberal.iter().flatten().any(|x| x == w);
+            Liberal {
+                locks: has("locks"),
+                loops: has("loops"),
+            }
+        },
     };
     let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
     let started = std::time::Instant::now();

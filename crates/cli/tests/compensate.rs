@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
+use parallax_model::event::{Event, EventKind};
 use serde_json::Value;
 
 fn compensate(dir: &Path, out: &Path, extra: &[&str]) -> Value {
@@ -143,6 +144,82 @@ fn threaded_c_program_is_compensated() {
         "{}",
         stderr(&again)
     );
+}
+
+#[test]
+fn self_scheduled_c_loops_are_handed_out_again() {
+    let dir = tmp("comp-selfsched");
+    let exe = dir.join("selfsched");
+    compile(
+        "cc",
+        &[
+            "-O1",
+            "selfsched.c",
+            "-o",
+            exe.to_str().unwrap(),
+            "-lpthread",
+        ],
+    );
+    preload();
+    let exp = dir.join("exp");
+    let o = run(
+        &exp,
+        &["--mode", "trace"],
+        &[exe.to_str().unwrap(), "2", "400", "2"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let kept = compensate(&exp, &dir.join("c"), &[]);
+    assert_eq!(kept["rescheduled"], serde_json::json!([]));
+    check_same_events(&exp, &dir.join("c"));
+    let moved = compensate(&exp, &dir.join("l"), &["--liberal=loops"]);
+    assert_eq!(moved["warnings"], serde_json::json!([]), "{moved}");
+    let loops = moved["rescheduled"].as_array().unwrap();
+    assert_eq!(loops.len(), 2, "one loop per pass: {moved}");
+    let after = all_events(&dir.join("l"));
+    for lp in loops {
+        assert_eq!(lp["iterations"], 400);
+        let threads = lp["threads"].as_array().unwrap();
+        assert_eq!(threads.len(), 2);
+        for side in ["measured", "rescheduled"] {
+            let n: u64 = threads.iter().map(|t| t[side].as_u64().unwrap()).sum();
+            assert_eq!(n, 400, "{side}: {lp}");
+        }
+        // Each thread now records the iterations the re-simulation gave
+        // it, and the one that found none left.
+        for t in threads {
+            let thread = t["thread"].as_u64().unwrap() as u32;
+            let taken = after[&(0, thread)]
+                .iter()
+                .filter(|e| {
+                    matches!(e.kind, EventKind::Iteration { loop_id, .. }
+                        if loop_id == lp["loop"].as_u64().unwrap())
+                })
+                .count() as u64;
+            assert_eq!(taken, t["rescheduled"].as_u64().unwrap() + 1, "{t}");
+        }
+    }
+    // Every event is kept, on whichever thread now runs it, and each
+    // thread's times stay in order.
+    let count = |m: &BTreeMap<(u32, u32), Vec<Event>>| {
+        let mut c: BTreeMap<&'static str, u64> = BTreeMap::new();
+        for e in m.values().flatten() {
+            *c.entry(e.kind.name()).or_default() += 1;
+        }
+        c
+    };
+    assert_eq!(count(&all_events(&exp)), count(&after));
+    for evs in after.values() {
+        assert!(evs.windows(2).all(|w| w[0].time <= w[1].time));
+    }
+    let a = moved["approximated_ns"].as_f64().unwrap();
+    assert!(a > 0.0 && a < moved["measured_ns"].as_f64().unwrap());
+    // The liberal approximation is an experiment too.
+    let r = parallax()
+        .args(["report", "--json"])
+        .arg(dir.join("l"))
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", stderr(&r));
 }
 
 #[test]

@@ -62,11 +62,33 @@ pub struct Options {
     pub costs: Option<Costs>,
     /// Probe counting at cross-location bases.
     pub convention: Convention,
-    /// Grant every lock first come, first served in approximated time
-    /// instead of in the measured order, and hand the iterations of
-    /// self-scheduled loops out again the same way (the thesis's liberal
-    /// option).
-    pub liberal: bool,
+    /// What the approximation may re-arrange (the thesis's liberal
+    /// option); nothing by default (conservative).
+    pub liberal: Liberal,
+}
+
+/// What a liberal approximation re-arranges, first come, first served in
+/// approximated time instead of in the measured order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Liberal {
+    /// Grant every lock to the thread that asked first.
+    pub locks: bool,
+    /// Hand the iterations of self-scheduled loops to the thread free
+    /// first.
+    pub loops: bool,
+}
+
+impl Liberal {
+    /// Locks and loops.
+    pub const ALL: Liberal = Liberal {
+        locks: true,
+        loops: true,
+    };
+
+    /// Whether anything is re-arranged.
+    pub fn any(&self) -> bool {
+        self.locks || self.loops
+    }
 }
 
 /// Figures of one compensated location.
@@ -193,7 +215,7 @@ pub fn compensate(
     if locs.is_empty() {
         return profile_only::compensate(exp, out, &costs);
     }
-    if opts.liberal && !matches!(exec, Executor::Sequential | Executor::Threads(_)) {
+    if opts.liberal.any() && !matches!(exec, Executor::Sequential | Executor::Threads(_)) {
         return Err(Error::new(
             ErrorKind::Invalid,
             "liberal compensation runs on one machine (sequential or threads executor)",
@@ -202,7 +224,7 @@ pub fn compensate(
     let mut run = replay_all(exp, &locs, &costs, out, opts, exec, None)?;
     let mut rescheduled = Vec::new();
     let mut warnings = Vec::new();
-    if opts.liberal {
+    if opts.liberal.loops {
         // Liberal: the self-scheduled loops' iterations handed out again
         // from the approximated times just made, then replayed once more.
         if let Some(plan) = schedule::plan(&locs, out, &run.pairing, &costs)? {
@@ -297,7 +319,11 @@ fn replay_all(
     let mut pairing = pair(None);
     let crowded = crowded(exp, &pairing);
     let shares = shares(exp, locs, costs, &crowded)?;
-    let rounds = if opts.liberal { LIBERAL_ROUNDS } else { 1 };
+    let rounds = if opts.liberal.locks {
+        LIBERAL_ROUNDS
+    } else {
+        1
+    };
     let mut round = 0;
     loop {
         round += 1;
