@@ -254,6 +254,15 @@ fn list(
     }
 }
 
+/// What a pairing learned of the machine (see [`Pairing`]'s fields).
+#[derive(Clone, Debug)]
+pub struct Learned {
+    latency: [f64; Object::COUNT],
+    own: [[f64; 3]; Object::COUNT],
+    unlock: f64,
+    threads_at_once: Vec<u32>,
+}
+
 /// The result of pairing: per location, one [`Sync`] per sync event in
 /// order; per communicator, how many locations took part in each of its
 /// collectives.
@@ -287,11 +296,22 @@ pub struct Pairing {
 }
 
 impl Pairing {
-    /// Takes the least costs and the threads at once of `measured`, the
-    /// pairing of the measured trace that this one's (whose times were
-    /// partly made up) was rewritten from: those are the machine's, which
-    /// made-up times do not measure.
-    pub fn measured_as(&mut self, measured: &Pairing) {
+    /// What this pairing learned of the machine: the least costs and the
+    /// threads at once.
+    pub fn learned(&self) -> Learned {
+        Learned {
+            latency: self.latency,
+            own: self.own,
+            unlock: self.unlock,
+            threads_at_once: self.threads_at_once.clone(),
+        }
+    }
+
+    /// Takes what the pairing of the measured trace learned, for a trace
+    /// rewritten from it whose times were partly made up: the least costs
+    /// and threads at once are the machine's, which made-up times do not
+    /// measure.
+    pub fn learn_from(&mut self, measured: &Learned) {
         self.latency = measured.latency;
         self.own = measured.own;
         self.unlock = measured.unlock;
@@ -412,7 +432,7 @@ fn list_and_pair(
     // and the pairing, not the lists too.
     out.syncs = lens.iter().map(|&n| vec![Sync::default(); n]).collect();
     out.threads_at_once = threads_at_once(locs, &objects, &all);
-    let mut learned = [Learned::default(); Object::COUNT];
+    let mut learned = [Seen::default(); Object::COUNT];
     let mut singles: Vec<(Object, (f64, f64, u8))> = Vec::new();
     for &((object, id), span) in &objects {
         let recs = &mut all[span.0..span.1];
@@ -598,7 +618,7 @@ fn first_come_first_served(recs: Vec<Rec>, req: &Requests) -> Vec<Rec> {
 
 /// What the waits on shared objects of one kind showed of their costs.
 #[derive(Clone, Copy)]
-struct Learned {
+struct Seen {
     /// The least delay from a post to the completion of a wait that it
     /// decided, and from a wait's start (by the probe that started it) to
     /// its completion where that decided it, ns.
@@ -609,9 +629,9 @@ struct Learned {
     min_b: f64,
 }
 
-impl Default for Learned {
-    fn default() -> Learned {
-        Learned {
+impl Default for Seen {
+    fn default() -> Seen {
+        Seen {
             latency: f64::INFINITY,
             own: [f64::INFINITY; 3],
             min_a: f64::INFINITY,
@@ -620,7 +640,7 @@ impl Default for Learned {
     }
 }
 
-impl Learned {
+impl Seen {
     /// Counts wait `w` (delay from the post, from the start, the start's
     /// probe) as decided by whichever side is closer to its least.
     fn judge(&mut self, w: (f64, f64, u8), min_a: f64, min_b: f64) {
@@ -635,7 +655,7 @@ impl Learned {
         }
     }
 
-    fn merge(&mut self, o: &Learned) {
+    fn merge(&mut self, o: &Seen) {
         self.latency = self.latency.min(o.latency);
         for (a, b) in self.own.iter_mut().zip(o.own) {
             *a = a.min(b);
@@ -654,7 +674,7 @@ fn pair_object(
     id: u64,
     recs: &[Rec],
     syncs: &mut [Vec<Sync>],
-) -> (Learned, Option<(f64, f64, u8)>) {
+) -> (Seen, Option<(f64, f64, u8)>) {
     let link = |seq: u64| Link { object, id, seq };
     let mut readers: Vec<u32> = Vec::new();
     let mut producers: Vec<&Rec> = Vec::new();
@@ -745,10 +765,10 @@ fn pair_object(
             (p.t <= r.t).then_some((r.t - p.t, r.t - r.prev, r.prev_probe))
         })
         .collect();
-    let mut learned = Learned {
+    let mut learned = Seen {
         min_a: waits.iter().map(|w| w.0).fold(f64::INFINITY, f64::min),
         min_b: waits.iter().map(|w| w.1).fold(f64::INFINITY, f64::min),
-        ..Learned::default()
+        ..Seen::default()
     };
     if let [single] = waits[..] {
         return (learned, Some(single));

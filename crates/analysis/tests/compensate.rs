@@ -900,3 +900,32 @@ fn loops_whose_iterations_hold_other_synchronization_keep_their_assignment() {
         assert_eq!(c.len(), m.len());
     }
 }
+
+#[test]
+fn loops_of_threads_that_outnumber_the_cores_keep_their_assignment() {
+    // Two threads on one core took turns: handing the iterations to the
+    // thread free first would give each a core of its own.
+    let (p, loops) = self_scheduled(300, uneven);
+    let measured = synth::simulate_with_loops(
+        &p,
+        &loops,
+        &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]),
+    );
+    let dir = tmp("ss-crowded");
+    let mdir = dir.join("m");
+    std::fs::create_dir_all(&mdir).unwrap();
+    synth::write_with(&mdir, &p, &measured, ALPHA, &[("cpus", "1")]).unwrap();
+    let exp = Experiment::open(&mdir).unwrap();
+    let opts = Options {
+        liberal: Liberal::ALL,
+        ..Options::default()
+    };
+    let s = compensate::compensate(&exp, &dir.join("l"), &opts, Executor::Sequential).unwrap();
+    assert_eq!(s.crowded.len(), 1);
+    assert!(s.rescheduled.is_empty());
+    assert!(
+        s.warnings.iter().any(|w| w.contains("on 1 cores")),
+        "{:?}",
+        s.warnings
+    );
+}

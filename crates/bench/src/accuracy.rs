@@ -20,7 +20,7 @@ use std::process::Command;
 
 use serde::Serialize;
 
-use parallax_analysis::compensate::{self, Options};
+use parallax_analysis::compensate::{self, Liberal, Options};
 use parallax_analysis::executor::Executor;
 use parallax_analysis::trace;
 use parallax_model::defs::Entry;
@@ -107,6 +107,19 @@ pub struct Kernel {
     /// See `t_a_low`.
     #[serde(rename = "T_a_high", skip_serializing_if = "Option::is_none")]
     pub t_a_high: Option<f64>,
+    /// T_a with the iterations of its self-scheduled loops handed out
+    /// again (`compensate --liberal=loops`), for kernels that have such
+    /// loops.
+    #[serde(rename = "T_a_liberal", skip_serializing_if = "Option::is_none")]
+    pub t_a_liberal: Option<f64>,
+}
+
+impl Kernel {
+    /// T_a / T - 1 with the liberal T_a where there is one.
+    fn liberal_error(&self) -> f64 {
+        self.t_a_liberal
+            .map_or(self.compensated_error, |l| round(l / self.t - 1.0, 4))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -253,11 +266,21 @@ fn compensate_dir(
     dir: &Path,
     timing: &mut Vec<(u64, f64)>,
 ) -> Result<(PathBuf, Option<(f64, f64)>), String> {
+    compensate_with(dir, "compensated", &Options::default(), timing)
+}
+
+/// As [`compensate_dir`], with `opts`, into `dir`.`ext`.
+fn compensate_with(
+    dir: &Path,
+    ext: &str,
+    opts: &Options,
+    timing: &mut Vec<(u64, f64)>,
+) -> Result<(PathBuf, Option<(f64, f64)>), String> {
     let exp = Experiment::open(dir).map_err(|e| e.to_string())?;
-    let out = dir.with_extension("compensated");
+    let out = dir.with_extension(ext);
     let _ = std::fs::remove_dir_all(&out);
     let t = std::time::Instant::now();
-    let s = compensate::compensate(&exp, &out, &Options::default(), Executor::Sequential)
+    let s = compensate::compensate(&exp, &out, opts, Executor::Sequential)
         .map_err(|e| format!("compensating {}: {e}", dir.display()))?;
     let events = s.locations.iter().map(|l| l.stats.events).sum::<u64>();
     timing.push((events, t.elapsed().as_secs_f64()));
@@ -414,6 +437,7 @@ impl Ctx {
             block: None,
             t_a_low: range.map(|r| r.0),
             t_a_high: range.map(|r| r.1),
+            t_a_liberal: None,
         });
         self.kernels.last_mut().expect("just pushed")
     }
@@ -495,7 +519,11 @@ impl Ctx {
             let (comp_dir, context) = compensate_dir(&dir, self.timed("sequential"))?;
             let (_, comp) = kernel_spans(&comp_dir)?;
             let t = even(&both);
-            let events = probe_events(&dir).get(&name).copied().unwrap_or(0) / runs.max(1) as u64;
+            let events = kernel_events(&dir, |_| true)
+                .get(&name)
+                .copied()
+                .unwrap_or(0)
+                / runs.max(1) as u64;
             self.add(
                 suite,
                 &name,
@@ -537,7 +565,26 @@ impl Ctx {
         let both = spans(&dir, "kernel:")?;
         let (comp_dir, context) = compensate_dir(&dir, self.timed("parallel"))?;
         let comp = spans(&comp_dir, "kernel:")?;
-        let events = probe_events(&dir);
+        let events = kernel_events(&dir, |_| true);
+        // Kernels with self-scheduled loops are also compensated with
+        // their iterations handed out again.
+        let loops = kernel_events(&dir, |k| matches!(k, EventKind::Iteration { .. }));
+        let liberal = if loops.is_empty() {
+            None
+        } else {
+            let opts = Options {
+                liberal: Liberal {
+                    locks: false,
+                    loops: true,
+                },
+                ..Options::default()
+            };
+            Some(compensate_with(&dir, "liberal", &opts, &mut Vec::new())?.0)
+        };
+        let liberal_spans = match &liberal {
+            Some(d) => spans(d, "kernel:")?,
+            None => BTreeMap::new(),
+        };
         for (name, both) in &both {
             let Some(comp) = comp.get(name) else {
                 continue;
@@ -547,12 +594,18 @@ impl Ctx {
             // run (a raw run adds only its region's enter and leave).
             let per = events.get(name).copied().unwrap_or(0) / runs.max(1) as u64;
             let short = name.trim_start_matches("kernel:");
-            self.add(
+            let k = self.add(
                 "threads", short, "parallel", threads, &t, &t_m, &t_a, per, context,
             );
+            if loops.contains_key(name) {
+                k.t_a_liberal = liberal_spans.get(name).map(|s| median(&odd(s)) / 1e9);
+            }
         }
         if !self.keep {
-            for d in [&dir, &comp_dir] {
+            for d in [Some(&dir), Some(&comp_dir), liberal.as_ref()]
+                .into_iter()
+                .flatten()
+            {
                 let _ = std::fs::remove_dir_all(d);
             }
         }
@@ -609,7 +662,7 @@ impl Ctx {
         let full = spans(&dir, "kernel:")?;
         let (comp_dir, context) = compensate_dir(&dir, self.timed("parallel"))?;
         let comp = spans(&comp_dir, "kernel:")?;
-        let events = probe_events(&dir);
+        let events = kernel_events(&dir, |_| true);
         for (name, t) in &raw {
             let region = format!("kernel:{name}");
             let (Some(t_m), Some(t_a)) = (full.get(&region), comp.get(&region)) else {
@@ -632,11 +685,12 @@ fn odd(v: &[f64]) -> Vec<f64> {
     v.iter().skip(1).step_by(2).copied().collect()
 }
 
-/// Events recorded inside each top-level region instance of rank 0's first
-/// location, summed per region name, over all locations of the run (an
-/// indication of the probe density; all locations' events between the
-/// region's enter and leave).
-fn probe_events(dir: &Path) -> BTreeMap<String, u64> {
+/// Events that `pick` takes, recorded inside each top-level region instance
+/// of rank 0's first location, summed per region name, over all locations
+/// of the run (with every event: an indication of the probe density; all
+/// locations' events between the region's enter and leave). Only regions
+/// with such events are listed.
+fn kernel_events(dir: &Path, pick: impl Fn(&EventKind) -> bool) -> BTreeMap<String, u64> {
     let Ok(exp) = Experiment::open(dir) else {
         return BTreeMap::new();
     };
@@ -663,11 +717,11 @@ fn probe_events(dir: &Path) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     for loc in &locs {
         let mut k = 0;
-        let _ = trace::for_each_event(loc, 0.0, |_, t| {
+        let _ = trace::for_each_event(loc, 0.0, |e, t| {
             while k < windows.len() && windows[k].1 < t {
                 k += 1;
             }
-            if k < windows.len() && windows[k].0 <= t {
+            if k < windows.len() && windows[k].0 <= t && pick(&e.kind) {
                 *out.entry(windows[k].2.clone()).or_insert(0) += 1;
             }
         });
@@ -675,8 +729,9 @@ fn probe_events(dir: &Path) -> BTreeMap<String, u64> {
     out
 }
 
-fn group(ks: &[&Kernel]) -> Group {
-    let errs: Vec<f64> = ks.iter().map(|k| k.compensated_error.abs()).collect();
+/// The figures of `ks`, with each kernel's T_a / T - 1 as `error` gives it.
+fn group(ks: &[&Kernel], error: fn(&Kernel) -> f64) -> Group {
+    let errs: Vec<f64> = ks.iter().map(|k| error(k).abs()).collect();
     let meas: Vec<f64> = ks.iter().map(|k| k.measured_error.abs()).collect();
     let chance: Vec<f64> = ks.iter().map(|k| k.chance_error).collect();
     Group {
@@ -691,7 +746,7 @@ fn group(ks: &[&Kernel]) -> Group {
         median_chance_error: round(median(&chance), 4),
         within_chance: ks
             .iter()
-            .filter(|k| k.compensated_error.abs() <= k.chance_error)
+            .filter(|k| error(k).abs() <= k.chance_error)
             .count(),
         below_twice: ks.iter().filter(|k| k.measured_error < 1.0).count(),
     }
@@ -753,8 +808,11 @@ pub fn main(a: &Args) -> Result<(), String> {
         .filter(|k| k.kind == "parallel")
         .collect();
     let mut summary = BTreeMap::new();
-    summary.insert("sequential", group(&seq));
-    summary.insert("parallel", group(&par));
+    summary.insert("sequential", group(&seq, |k| k.compensated_error));
+    summary.insert("parallel", group(&par, |k| k.compensated_error));
+    if par.iter().any(|k| k.t_a_liberal.is_some()) {
+        summary.insert("parallel_liberal_loops", group(&par, Kernel::liberal_error));
+    }
     let report = Report {
         machine: crate::machine::describe(),
         reps: ctx.reps,
@@ -817,6 +875,16 @@ fn print_text(r: &Report) {
             1.0 + k.measured_error,
             1.0 + k.compensated_error,
             100.0 * k.chance_error
+        );
+    }
+    for k in r.kernels.iter().filter(|k| k.t_a_liberal.is_some()) {
+        println!(
+            "{} {} on {}: T_a {:.3} ms, T_a/T {:.3} with its iterations handed out again (--liberal=loops)",
+            k.suite,
+            k.name,
+            k.width,
+            k.t_a_liberal.unwrap_or(0.0) * 1e3,
+            1.0 + k.liberal_error()
         );
     }
     for (kind, g) in &r.summary {

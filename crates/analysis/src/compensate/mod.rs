@@ -227,10 +227,12 @@ pub fn compensate(
     if opts.liberal.loops {
         // Liberal: the self-scheduled loops' iterations handed out again
         // from the approximated times just made, then replayed once more.
-        if let Some(plan) = schedule::plan(&locs, out, &run.pairing, &costs)? {
+        if let Some(plan) = schedule::plan(&locs, out, &run.pairing, &costs, &run.crowded)? {
             warnings = plan.warnings;
             if !plan.loops.is_empty() {
-                run = replay_all(exp, &plan.locs, &costs, out, opts, exec, Some(&run.pairing))?;
+                let learned = run.pairing.learned();
+                drop(run);
+                run = replay_all(exp, &plan.locs, &costs, out, opts, exec, Some(&learned))?;
                 let dir = out.join(schedule::WORK_DIR);
                 std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             }
@@ -305,14 +307,14 @@ fn replay_all(
     out: &Path,
     opts: &Options,
     exec: Executor,
-    measured: Option<&pairing::Pairing>,
+    measured: Option<&pairing::Learned>,
 ) -> Result<Run, Error> {
     let t0 = exp.t0_ns();
     let mine = exec.share(locs);
     let pair = |requests: Option<&pairing::Requests>| {
         let mut p = pairing::pair_with(locs, t0, exec, requests);
         if let Some(m) = measured {
-            p.measured_as(m);
+            p.learn_from(m);
         }
         p
     };

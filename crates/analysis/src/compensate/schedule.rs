@@ -30,7 +30,7 @@ use parallax_model::event::{Event, EventKind, NO_ITERATION};
 use parallax_model::experiment::{self, EventWriter};
 use parallax_model::Error;
 
-use super::Costs;
+use super::{Costs, Crowded};
 use crate::pairing::{Object, Pairing};
 use crate::trace::{self, Loc, Stream};
 
@@ -121,11 +121,14 @@ pub(super) struct Plan {
 /// Plans the re-scheduling of the self-scheduled loops in `locs`, whose
 /// conservative approximation is in `out`; writes the rewritten event
 /// files under `out`/[`WORK_DIR`]. `None` if the trace has no such loop.
+/// Loops of `crowded` processes keep their assignment: the re-simulation
+/// gives every thread a core of its own.
 pub(super) fn plan(
     locs: &[Loc],
     out: &Path,
     pairing: &Pairing,
     costs: &[Costs],
+    crowded: &[Option<Crowded>],
 ) -> Result<Option<Plan>, Error> {
     let mut loops: BTreeMap<u64, Loop> = BTreeMap::new();
     for (li, loc) in locs.iter().enumerate() {
@@ -161,6 +164,14 @@ pub(super) fn plan(
             continue;
         }
         let process = locs[*lp.parts.keys().next().expect("checked")].process;
+        if let Some(c) = crowded.get(process).copied().flatten() {
+            warnings.push(format!(
+                "rank {rank}: self-scheduled loop {id}: iterations left where they ran (up to {} \
+                 threads at once on {} cores: re-simulating the loop would give each thread a core)",
+                c.threads, c.cpus
+            ));
+            continue;
+        }
         let c = AwaitCosts::new(pairing, &costs[process]);
         let ready = |space: usize| -> Vec<(usize, f64)> {
             lp.parts
