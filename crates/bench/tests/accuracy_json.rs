@@ -51,4 +51,13 @@ fn accuracy_json_measures_every_suite() {
         );
     }
     assert!(positive(&r["compensation_events_per_s"]));
+    // The DOACROSS kernels' self-scheduled loops, and only theirs, are also
+    // compensated with their iterations handed out again.
+    for k in kernels {
+        let doacross = k["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("doacross"));
+        assert_eq!(positive(&k["T_a_liberal"]), doacross, "{k}");
+    }
+    assert_eq!(r["summary"]["parallel_liberal_loops"]["kernels"], 11);
 }
