@@ -227,7 +227,8 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
             c.rank, c.threads, c.cpus
         );
     }
-    for r in &s.rescheduled {
+    const LOOPS_SHOWN: usize = 5;
+    for r in s.rescheduled.iter().take(LOOPS_SHOWN) {
         let split = |pick: fn(&(u32, u64, u64)) -> u64| {
             r.threads
                 .iter()
@@ -249,6 +250,13 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
                 .collect::<Vec<_>>()
                 .join(", "),
             split(|x| x.2)
+        );
+    }
+    if s.rescheduled.len() > LOOPS_SHOWN {
+        let _ = writeln!(
+            t,
+            "... and {} more self-scheduled loops handed out again (--json lists them all).",
+            s.rescheduled.len() - LOOPS_SHOWN
         );
     }
     for w in &s.warnings {

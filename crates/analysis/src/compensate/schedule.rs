@@ -139,7 +139,8 @@ pub(super) fn plan(
     if loops.is_empty() {
         return Ok(None);
     }
-    let mut warnings = Vec::new();
+    // Loops left as measured, by rank and reason.
+    let mut kept: BTreeMap<(u32, String), Vec<u64>> = BTreeMap::new();
     let mut report = Vec::new();
     // Per location: the loops it re-runs, in the order they start there.
     let mut spans: BTreeMap<usize, Vec<Span>> = BTreeMap::new();
@@ -157,17 +158,16 @@ pub(super) fn plan(
         let lp = loops.get_mut(&id).expect("listed");
         check(lp, locs);
         let rank = lp.parts.keys().next().map_or(0, |&l| locs[l].rank);
+        let mut keep = |why: String| kept.entry((rank, why)).or_default().push(id);
         if let Some(why) = &lp.bad {
-            warnings.push(format!(
-                "rank {rank}: self-scheduled loop {id}: iterations left where they ran ({why})"
-            ));
+            keep(why.clone());
             continue;
         }
         let process = locs[*lp.parts.keys().next().expect("checked")].process;
         if let Some(c) = crowded.get(process).copied().flatten() {
-            warnings.push(format!(
-                "rank {rank}: self-scheduled loop {id}: iterations left where they ran (up to {} \
-                 threads at once on {} cores: re-simulating the loop would give each thread a core)",
+            keep(format!(
+                "up to {} threads at once on {} cores: re-simulating the loop would give each \
+                 thread a core",
                 c.threads, c.cpus
             ));
             continue;
@@ -186,25 +186,17 @@ pub(super) fn plan(
                 })
                 .collect()
         };
-        let chosen = match simulate(lp, &ready(A), A, None, &c) {
-            Ok(l) => l.assign,
+        let simulated = simulate(lp, &ready(A), A, None, &c).and_then(|l| {
+            let laid = simulate(lp, &ready(M), M, Some(&l.assign), &c)?;
+            Ok((l.assign, laid))
+        });
+        let (chosen, mut laid) = match simulated {
+            Ok(s) => s,
             Err(why) => {
-                warnings.push(format!(
-                    "rank {rank}: self-scheduled loop {id}: iterations left where they ran ({why})"
-                ));
+                keep(why.to_string());
                 continue;
             }
         };
-        let laid = match simulate(lp, &ready(M), M, Some(&chosen), &c) {
-            Ok(l) => l,
-            Err(why) => {
-                warnings.push(format!(
-                    "rank {rank}: self-scheduled loop {id}: iterations left where they ran ({why})"
-                ));
-                continue;
-            }
-        };
-        let mut laid = laid;
         let mut threads = Vec::new();
         for (&l, p) in &lp.parts {
             let before = lp.units.iter().filter(|u| u.loc == l).count() as u64;
@@ -238,6 +230,19 @@ pub(super) fn plan(
             threads,
         });
     }
+    let warnings = kept
+        .into_iter()
+        .map(|((rank, why), ids)| {
+            let which = match &ids[..] {
+                [id] => format!("self-scheduled loop {id}"),
+                [first, .., last] => {
+                    format!("{} self-scheduled loops ({first} to {last})", ids.len())
+                }
+                [] => unreachable!("a loop was kept"),
+            };
+            format!("rank {rank}: {which}: iterations left where they ran ({why})")
+        })
+        .collect();
     if report.is_empty() {
         return Ok(Some(Plan {
             locs: locs.to_vec(),
