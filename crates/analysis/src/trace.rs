@@ -202,7 +202,7 @@ impl Stream {
     }
 
     /// The next event, without consuming it; `None` at the end.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&mut self) -> Option<Event> {
         if let Some((e, _)) = self.next {
             return Some(e);
