@@ -48,10 +48,25 @@ fn run(name: &str, p: &Program, exec: Executor) -> (Trace, Trace, Trace, compens
     (truth, read(&mdir), read(&cdir), s)
 }
 
-/// Writes `trace`, a measured run of `p`, as an experiment under a fresh
-/// directory `name` (calibrated at [`ALPHA`], each process recording
-/// `properties`) and compensates it with `exec`: the measured and the
-/// compensated experiments' directories, and the summary.
+/// Writes `trace`, a measured run of `p`, as an experiment `measured`
+/// under a fresh directory `name` (calibrated at [`ALPHA`], each process
+/// recording `properties`): the directory and the experiment.
+fn written(
+    name: &str,
+    p: &Program,
+    trace: &Trace,
+    properties: &[(&str, &str)],
+) -> (PathBuf, Experiment) {
+    let dir = tmp(name);
+    let mdir = dir.join("measured");
+    std::fs::create_dir_all(&mdir).unwrap();
+    synth::write_with(&mdir, p, trace, ALPHA, properties).unwrap();
+    let exp = Experiment::open(&mdir).unwrap();
+    (dir, exp)
+}
+
+/// Writes `trace` as [`written`] does and compensates it with `exec`: the
+/// measured and the compensated experiments' directories, and the summary.
 fn compensated(
     name: &str,
     p: &Program,
@@ -59,11 +74,8 @@ fn compensated(
     properties: &[(&str, &str)],
     exec: Executor,
 ) -> (PathBuf, PathBuf, compensate::Summary) {
-    let dir = tmp(name);
+    let (dir, exp) = written(name, p, trace, properties);
     let mdir = dir.join("measured");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write_with(&mdir, p, trace, ALPHA, properties).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
     let cdir = dir.join("compensated");
     let s = compensate::compensate(&exp, &cdir, &Options::default(), exec).unwrap();
     (mdir, cdir, s)
@@ -513,11 +525,7 @@ fn liberal_mode_grants_locks_in_approximated_order() {
     let p = reordered_locks();
     let truth = synth::simulate(&p, &Machine::with_alpha(0.0, 0.0, 0.0));
     let measured = synth::simulate(&p, &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]));
-    let dir = tmp("liberal");
-    let mdir = dir.join("m");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write(&mdir, &p, &measured, ALPHA).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
+    let (dir, exp) = written("liberal", &p, &measured, &[]);
     let run = |name: &str, liberal: bool| {
         let opts = Options {
             liberal: Liberal {
@@ -771,11 +779,7 @@ fn rescheduled(
         taken(&measured),
         "{name}: the probes change who takes which iteration"
     );
-    let dir = tmp(name);
-    let mdir = dir.join("m");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write(&mdir, p, &measured, ALPHA).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
+    let (dir, exp) = written(name, p, &measured, &[]);
     let run = |out: &str, liberal: bool| {
         let opts = Options {
             liberal: Liberal {
@@ -875,11 +879,7 @@ fn loops_whose_iterations_hold_other_synchronization_keep_their_assignment() {
         &loops,
         &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]),
     );
-    let dir = tmp("ss-locked");
-    let mdir = dir.join("m");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write(&mdir, &p, &measured, ALPHA).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
+    let (dir, exp) = written("ss-locked", &p, &measured, &[]);
     let opts = Options {
         liberal: Liberal::ALL,
         ..Options::default()
@@ -911,11 +911,7 @@ fn loops_of_threads_that_outnumber_the_cores_keep_their_assignment() {
         &loops,
         &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]),
     );
-    let dir = tmp("ss-crowded");
-    let mdir = dir.join("m");
-    std::fs::create_dir_all(&mdir).unwrap();
-    synth::write_with(&mdir, &p, &measured, ALPHA, &[("cpus", "1")]).unwrap();
-    let exp = Experiment::open(&mdir).unwrap();
+    let (dir, exp) = written("ss-crowded", &p, &measured, &[("cpus", "1")]);
     let opts = Options {
         liberal: Liberal::ALL,
         ..Options::default()

@@ -50,6 +50,16 @@ fn check_same_events(a: &Path, b: &Path) {
     }
 }
 
+/// Checks that `parallax report` reads the experiment `dir`.
+fn reported(dir: &Path) {
+    let r = parallax()
+        .args(["report", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", stderr(&r));
+}
+
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for r in std::fs::read_dir(dir).unwrap().flatten() {
@@ -68,28 +78,29 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-#[test]
-fn threaded_c_program_is_compensated() {
-    let dir = tmp("comp-pthreads");
-    let exe = dir.join("pthreads");
+/// Builds the threaded C workload `program` (workloads/c/`program`.c)
+/// and traces it with `args` under `parallax run`: the test's directory
+/// and the experiment.
+fn traced_c(program: &str, args: &[&str]) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = tmp(&format!("comp-{program}"));
+    let exe = dir.join(program);
+    let source = format!("{program}.c");
     compile(
         "cc",
-        &[
-            "-O1",
-            "pthreads.c",
-            "-o",
-            exe.to_str().unwrap(),
-            "-lpthread",
-        ],
+        &["-O1", &source, "-o", exe.to_str().unwrap(), "-lpthread"],
     );
     preload();
     let exp = dir.join("exp");
-    let o = run(
-        &exp,
-        &["--mode", "trace"],
-        &[exe.to_str().unwrap(), "3", "200"],
-    );
+    let mut argv = vec![exe.to_str().unwrap()];
+    argv.extend(args);
+    let o = run(&exp, &["--mode", "trace"], &argv);
     assert!(o.status.success(), "{}", stderr(&o));
+    (dir, exp)
+}
+
+#[test]
+fn threaded_c_program_is_compensated() {
+    let (dir, exp) = traced_c("pthreads", &["3", "200"]);
     let one = compensate(&exp, &dir.join("c1"), &["--threads", "1"]);
     let two = compensate(&exp, &dir.join("c2"), &["--threads", "2"]);
     assert_eq!(
@@ -125,12 +136,7 @@ fn threaded_c_program_is_compensated() {
     check_same_events(&exp, &dir.join("c1"));
     // The approximated experiment is an experiment: report reads it, and
     // it cannot be compensated twice.
-    let r = parallax()
-        .args(["report", "--json"])
-        .arg(dir.join("c1"))
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", stderr(&r));
+    reported(&dir.join("c1"));
     let again = parallax()
         .arg("compensate")
         .arg(dir.join("c1"))
@@ -148,26 +154,7 @@ fn threaded_c_program_is_compensated() {
 
 #[test]
 fn self_scheduled_c_loops_are_handed_out_again() {
-    let dir = tmp("comp-selfsched");
-    let exe = dir.join("selfsched");
-    compile(
-        "cc",
-        &[
-            "-O1",
-            "selfsched.c",
-            "-o",
-            exe.to_str().unwrap(),
-            "-lpthread",
-        ],
-    );
-    preload();
-    let exp = dir.join("exp");
-    let o = run(
-        &exp,
-        &["--mode", "trace"],
-        &[exe.to_str().unwrap(), "2", "400", "2"],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (dir, exp) = traced_c("selfsched", &["2", "400", "2"]);
     let kept = compensate(&exp, &dir.join("c"), &[]);
     assert_eq!(kept["rescheduled"], serde_json::json!([]));
     check_same_events(&exp, &dir.join("c"));
@@ -214,12 +201,7 @@ fn self_scheduled_c_loops_are_handed_out_again() {
     let a = moved["approximated_ns"].as_f64().unwrap();
     assert!(a > 0.0 && a < moved["measured_ns"].as_f64().unwrap());
     // The liberal approximation is an experiment too.
-    let r = parallax()
-        .args(["report", "--json"])
-        .arg(dir.join("l"))
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", stderr(&r));
+    reported(&dir.join("l"));
 }
 
 #[test]

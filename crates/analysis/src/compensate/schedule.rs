@@ -414,25 +414,19 @@ fn scan(li: usize, loc: &Loc, approx: &Loc, loops: &mut BTreeMap<u64, Loop>) -> 
                                     .fail("an iteration leaves a region it did not enter");
                             }
                         }
-                        EventKind::Advance { var, index } => {
+                        EventKind::Advance { var, index } | EventKind::AwaitDone { var, index } => {
+                            let wait = matches!(kind, EventKind::AwaitDone { .. });
+                            // An await's wait began at the event before it.
+                            let (from, probe) = match prev {
+                                Some(p) if wait => p,
+                                _ => (t, 2),
+                            };
                             u.items.push(Item {
-                                wait: false,
+                                wait,
                                 var,
                                 index,
                                 ord,
-                                pre: [t[M] - o.anchor[M], t[A] - o.anchor[A]],
-                                probe: 2,
-                            });
-                            o.anchor = t;
-                        }
-                        EventKind::AwaitDone { var, index } => {
-                            let (b, probe) = prev.unwrap_or((t, 2));
-                            u.items.push(Item {
-                                wait: true,
-                                var,
-                                index,
-                                ord,
-                                pre: [b[M] - o.anchor[M], b[A] - o.anchor[A]],
+                                pre: [from[M] - o.anchor[M], from[A] - o.anchor[A]],
                                 probe,
                             });
                             o.anchor = t;
