@@ -66,6 +66,7 @@ struct Tally {
     awaits: u64,
     sem_posts: u64,
     sem_acquisitions: u64,
+    iterations: u64,
     /// Awaits without an advance of the same variable and index before
     /// them (in time), and pairs recorded twice.
     unpaired: u64,
@@ -167,6 +168,7 @@ fn visits(exp: &Experiment) -> Vec<(String, Tally)> {
                     ..
                 } => t.barrier_waits += 1,
                 EventKind::Advance { .. } => t.advances += 1,
+                EventKind::Iteration { .. } => t.iterations += 1,
                 EventKind::AwaitDone { var, index } => {
                     t.awaits += 1;
                     let start = w.1;
@@ -197,7 +199,8 @@ fn tally_of(x: &Expected) -> Tally {
         + x.advances * 3
         + x.awaits * 3
         + x.sem_posts * 3
-        + x.sem_acquisitions * 3;
+        + x.sem_acquisitions * 3
+        + x.iterations; // a bare event
     Tally {
         events,
         bodies: x.bodies,
@@ -213,6 +216,7 @@ fn tally_of(x: &Expected) -> Tally {
         awaits: x.awaits,
         sem_posts: x.sem_posts,
         sem_acquisitions: x.sem_acquisitions,
+        iterations: x.iterations,
         unpaired: 0,
     }
 }

@@ -149,6 +149,9 @@ pub struct Expected {
     pub sem_posts: u64,
     /// Semaphore acquisitions.
     pub sem_acquisitions: u64,
+    /// Iteration events of self-scheduled loops: one per iteration handed
+    /// out, and one per thread and loop that found none left.
+    pub iterations: u64,
 }
 
 /// One kernel.
@@ -383,6 +386,7 @@ fn doacross_expected(r: &Run) -> Expected {
         threads: passes(r) * threads(r),
         advances: passes(r) * n(r),
         awaits: passes(r) * n(r).saturating_sub(r.distance as u64),
+        iterations: passes(r) * (n(r) + threads(r)),
         ..Expected::default()
     }
 }
