@@ -74,6 +74,12 @@ impl ClockMap {
         self.ns0 + d as f64 * self.ns_per_tick
     }
 
+    /// The tick at `ns` (the nearest): the inverse of [`ClockMap::ns`].
+    pub fn tick(&self, ns: f64) -> u64 {
+        let d = ((ns - self.ns0) / self.ns_per_tick).round() as i64;
+        self.tick0.wrapping_add(d as u64)
+    }
+
     /// A duration of `ticks` in nanoseconds.
     #[inline]
     pub fn duration_ns(&self, ticks: u64) -> f64 {
@@ -101,5 +107,18 @@ mod tests {
         assert_eq!(m.ns_per_tick, 0.5);
         assert_eq!(m.ns(102), 8.0);
         assert_eq!(ClockMap::fit(&[], 0.0).ns_per_tick, 1.0);
+    }
+
+    #[test]
+    fn tick_inverts_ns() {
+        let m = ClockMap {
+            tick0: 1_000,
+            ns0: 5e9,
+            ns_per_tick: 0.37,
+        };
+        for t in [0, 999, 1_000, 1_001, 123_456_789_012] {
+            assert_eq!(m.tick(m.ns(t)), t);
+        }
+        assert_eq!(m.tick(5e9 + 0.37 * 10.4), 1_010);
     }
 }

@@ -327,76 +327,64 @@ fn scan(li: usize, loc: &Loc, approx: &Loc, loops: &mut BTreeMap<u64, Loop>) -> 
         let t = [loc.clock.ns(em.time), ea.time as f64];
         match em.kind {
             EventKind::Iteration { loop_id, index } => {
-                let new_unit = || Unit {
-                    index,
-                    loc: li,
-                    start: ord,
-                    end: ord,
-                    items: Vec::new(),
-                    tail: [0.0; 2],
-                };
-                match open.take() {
-                    Some(mut o) if o.id == loop_id => {
-                        let lp = loops.entry(loop_id).or_default();
-                        if let Some(mut u) = o.unit.take() {
-                            if o.depth != 0 {
-                                lp.fail("an iteration leaves regions open");
-                            }
-                            u.end = ord;
-                            u.tail = [t[M] - o.anchor[M], t[A] - o.anchor[A]];
-                            lp.units.push(u);
-                        }
-                        if index == NO_ITERATION {
-                            lp.parts.insert(
-                                li,
-                                Part {
-                                    first: o.first,
-                                    first_t: o.first_t,
-                                    done: ord,
-                                    done_m: t[M],
-                                },
-                            );
-                            left.insert(loop_id);
-                        } else {
-                            o.unit = Some(new_unit());
-                            o.anchor = t;
-                            o.depth = 0;
-                            open = Some(o);
-                        }
-                    }
+                let o = match open.take() {
+                    Some(o) if o.id == loop_id => Some(o),
                     Some(o) => {
                         let why = "its iterations and another loop's interleave on one thread";
                         loops.entry(o.id).or_default().fail(why);
                         loops.entry(loop_id).or_default().fail(why);
+                        None
                     }
                     None => {
-                        let lp = loops.entry(loop_id).or_default();
                         if left.contains(&loop_id) {
-                            lp.fail("a thread took part in it twice");
+                            loops
+                                .entry(loop_id)
+                                .or_default()
+                                .fail("a thread took part in it twice");
                         }
-                        let mut o = Open {
+                        Some(Open {
                             id: loop_id,
                             first: ord,
                             first_t: t,
                             unit: None,
                             depth: 0,
                             anchor: t,
-                        };
-                        if index == NO_ITERATION {
-                            lp.parts.insert(
-                                li,
-                                Part {
-                                    first: ord,
-                                    first_t: t,
-                                    done: ord,
-                                    done_m: t[M],
-                                },
-                            );
-                            left.insert(loop_id);
-                        } else {
-                            o.unit = Some(new_unit());
-                            open = Some(o);
+                        })
+                    }
+                };
+                if let Some(mut o) = o {
+                    let lp = loops.entry(loop_id).or_default();
+                    if let Some(mut u) = o.unit.take() {
+                        if o.depth != 0 {
+                            lp.fail("an iteration leaves regions open");
                         }
+                        u.end = ord;
+                        u.tail = [t[M] - o.anchor[M], t[A] - o.anchor[A]];
+                        lp.units.push(u);
+                    }
+                    if index == NO_ITERATION {
+                        lp.parts.insert(
+                            li,
+                            Part {
+                                first: o.first,
+                                first_t: o.first_t,
+                                done: ord,
+                                done_m: t[M],
+                            },
+                        );
+                        left.insert(loop_id);
+                    } else {
+                        o.unit = Some(Unit {
+                            index,
+                            loc: li,
+                            start: ord,
+                            end: ord,
+                            items: Vec::new(),
+                            tail: [0.0; 2],
+                        });
+                        o.anchor = t;
+                        o.depth = 0;
+                        open = Some(o);
                     }
                 }
             }
@@ -609,12 +597,6 @@ struct Span {
     units: Vec<Placed>,
 }
 
-/// The tick of `clock` at `ns`.
-fn tick_at(clock: &ClockMap, ns: f64) -> u64 {
-    let d = ((ns - clock.ns0) / clock.ns_per_tick).round() as i64;
-    clock.tick0.wrapping_add(d as u64)
-}
-
 /// Writes location `l`'s events with `spans` in place of its measured
 /// part in each re-scheduled loop into `path`; later events move with the
 /// location's new end of the loop.
@@ -664,17 +646,17 @@ fn rewrite(locs: &[Loc], l: usize, spans: &[Span], path: &Path) -> Result<(), Er
                 let Some(e) = src.peek() else {
                     break;
                 };
-                let time = if *at == u.start {
-                    let t = tick_at(clock, p.start_new);
-                    base = t.wrapping_sub(e.time);
-                    t
-                } else if let Some((_, &t_new)) = waits.next_if(|w| w.0 == *at) {
-                    let t = tick_at(clock, t_new);
-                    base = t.wrapping_sub(e.time);
-                    t
+                // The iteration event and each await have a new time; the
+                // events after one keep their measured gaps to it.
+                let placed = if *at == u.start {
+                    Some(&p.start_new)
                 } else {
-                    e.time.wrapping_add(base)
+                    waits.next_if(|w| w.0 == *at).map(|w| w.1)
                 };
+                if let Some(&ns) = placed {
+                    base = clock.tick(ns).wrapping_sub(e.time);
+                }
+                let time = e.time.wrapping_add(base);
                 push(&mut w, time, e.kind)?;
                 src.advance();
                 *at += 1;
@@ -687,7 +669,7 @@ fn rewrite(locs: &[Loc], l: usize, spans: &[Span], path: &Path) -> Result<(), Er
             ord += 1;
         }
         if let Some(e) = own.peek() {
-            let t = tick_at(&loc.clock, span.done_new);
+            let t = loc.clock.tick(span.done_new);
             shift = t.wrapping_sub(e.time);
             push(&mut w, t, e.kind)?;
             own.advance();
