@@ -519,11 +519,8 @@ impl Ctx {
             let (comp_dir, context) = compensate_dir(&dir, self.timed("sequential"))?;
             let (_, comp) = kernel_spans(&comp_dir)?;
             let t = even(&both);
-            let events = kernel_events(&dir, |_| true)
-                .get(&name)
-                .copied()
-                .unwrap_or(0)
-                / runs.max(1) as u64;
+            let events =
+                kernel_events(&dir).get(&name).map_or(0, |c| c.events) / runs.max(1) as u64;
             self.add(
                 suite,
                 &name,
@@ -565,11 +562,11 @@ impl Ctx {
         let both = spans(&dir, "kernel:")?;
         let (comp_dir, context) = compensate_dir(&dir, self.timed("parallel"))?;
         let comp = spans(&comp_dir, "kernel:")?;
-        let events = kernel_events(&dir, |_| true);
+        let events = kernel_events(&dir);
         // Kernels with self-scheduled loops are also compensated with
         // their iterations handed out again.
-        let loops = kernel_events(&dir, |k| matches!(k, EventKind::Iteration { .. }));
-        let liberal = if loops.is_empty() {
+        let loops = |name: &String| events.get(name).is_some_and(|c| c.iterations > 0);
+        let liberal = if !both.keys().any(loops) {
             None
         } else {
             let opts = Options {
@@ -592,12 +589,12 @@ impl Ctx {
             let (t, t_m, t_a) = (even(both), odd(both), odd(comp));
             // The region's events over its raw and full runs, per full
             // run (a raw run adds only its region's enter and leave).
-            let per = events.get(name).copied().unwrap_or(0) / runs.max(1) as u64;
+            let per = events.get(name).map_or(0, |c| c.events) / runs.max(1) as u64;
             let short = name.trim_start_matches("kernel:");
             let k = self.add(
                 "threads", short, "parallel", threads, &t, &t_m, &t_a, per, context,
             );
-            if loops.contains_key(name) {
+            if loops(name) {
                 k.t_a_liberal = liberal_spans.get(name).map(|s| median(&odd(s)) / 1e9);
             }
         }
@@ -662,13 +659,13 @@ impl Ctx {
         let full = spans(&dir, "kernel:")?;
         let (comp_dir, context) = compensate_dir(&dir, self.timed("parallel"))?;
         let comp = spans(&comp_dir, "kernel:")?;
-        let events = kernel_events(&dir, |_| true);
+        let events = kernel_events(&dir);
         for (name, t) in &raw {
             let region = format!("kernel:{name}");
             let (Some(t_m), Some(t_a)) = (full.get(&region), comp.get(&region)) else {
                 continue;
             };
-            let per = events.get(&region).copied().unwrap_or(0) / self.reps.max(1) as u64;
+            let per = events.get(&region).map_or(0, |c| c.events) / self.reps.max(1) as u64;
             self.add("mpi", name, "parallel", ranks, t, t_m, t_a, per, context);
         }
         Ok(())
@@ -685,12 +682,19 @@ fn odd(v: &[f64]) -> Vec<f64> {
     v.iter().skip(1).step_by(2).copied().collect()
 }
 
-/// Events that `pick` takes, recorded inside each top-level region instance
-/// of rank 0's first location, summed per region name, over all locations
-/// of the run (with every event: an indication of the probe density; all
-/// locations' events between the region's enter and leave). Only regions
-/// with such events are listed.
-fn kernel_events(dir: &Path, pick: impl Fn(&EventKind) -> bool) -> BTreeMap<String, u64> {
+/// Events recorded inside the instances of a kernel's region.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counted {
+    /// All of them: an indication of the probe density.
+    events: u64,
+    /// Iteration events of self-scheduled loops.
+    iterations: u64,
+}
+
+/// Events recorded inside each top-level region instance of rank 0's first
+/// location, summed per region name, over all locations of the run (all
+/// locations' events between the region's enter and leave).
+fn kernel_events(dir: &Path) -> BTreeMap<String, Counted> {
     let Ok(exp) = Experiment::open(dir) else {
         return BTreeMap::new();
     };
@@ -721,8 +725,10 @@ fn kernel_events(dir: &Path, pick: impl Fn(&EventKind) -> bool) -> BTreeMap<Stri
             while k < windows.len() && windows[k].1 < t {
                 k += 1;
             }
-            if k < windows.len() && windows[k].0 <= t && pick(&e.kind) {
-                *out.entry(windows[k].2.clone()).or_insert(0) += 1;
+            if k < windows.len() && windows[k].0 <= t {
+                let c: &mut Counted = out.entry(windows[k].2.clone()).or_default();
+                c.events += 1;
+                c.iterations += matches!(e.kind, EventKind::Iteration { .. }) as u64;
             }
         });
     }
