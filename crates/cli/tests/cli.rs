@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use common::{parallax, preload, stderr, stdout, tmp_path};
+use common::{parallax, preload, report_json, stderr, stdout, tmp_path};
 
 /// A test program built from the workloads folder by `cargo test`.
 fn example(name: &str) -> PathBuf {
@@ -19,16 +19,6 @@ fn example(name: &str) -> PathBuf {
 
 fn tmp(name: &str) -> PathBuf {
     tmp_path(name)
-}
-
-fn report_json(dir: &Path) -> Value {
-    let o = parallax()
-        .args(["report", "--json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
 }
 
 /// Calls of `region` in a flat profile (JSON rows).

@@ -50,16 +50,6 @@ fn check_same_events(a: &Path, b: &Path) {
     }
 }
 
-/// Checks that `parallax report` reads the experiment `dir`.
-fn reported(dir: &Path) {
-    let r = parallax()
-        .args(["report", "--json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", stderr(&r));
-}
-
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for r in std::fs::read_dir(dir).unwrap().flatten() {
@@ -136,7 +126,7 @@ fn threaded_c_program_is_compensated() {
     check_same_events(&exp, &dir.join("c1"));
     // The approximated experiment is an experiment: report reads it, and
     // it cannot be compensated twice.
-    reported(&dir.join("c1"));
+    report_json(&dir.join("c1"));
     let again = parallax()
         .arg("compensate")
         .arg(dir.join("c1"))
@@ -201,7 +191,7 @@ fn self_scheduled_c_loops_are_handed_out_again() {
     let a = moved["approximated_ns"].as_f64().unwrap();
     assert!(a > 0.0 && a < moved["measured_ns"].as_f64().unwrap());
     // The liberal approximation is an experiment too.
-    reported(&dir.join("l"));
+    report_json(&dir.join("l"));
 }
 
 #[test]

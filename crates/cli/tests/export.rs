@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{parallax, preload, stderr, tmp_path};
+use common::{parallax, preload, report_json, stderr, tmp_path};
 
 use parallax_model::event::{CollectiveOp, EventKind, NO_ROOT};
 use parallax_model::experiment::Experiment;
@@ -463,21 +463,10 @@ fn perfetto_trace_decodes_with_the_official_descriptors() {
 
 // === Flame graphs and profiles ===
 
-/// Exclusive ns per location label, from the JSON report.
-fn report(dir: &Path) -> Value {
-    let o = parallax()
-        .args(["report", "--json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
 #[test]
 fn folded_stacks_and_flame_graph_add_up_to_the_profile() {
     let dir = demo();
-    let r = report(dir);
+    let r = report_json(dir);
     let total_excl: f64 = r["total"]["flat"]
         .as_array()
         .unwrap()
@@ -537,7 +526,7 @@ fn folded_stacks_and_flame_graph_add_up_to_the_profile() {
 #[test]
 fn csv_and_json_profiles_load_in_pandas_in_one_call() {
     let dir = demo();
-    let r = report(dir);
+    let r = report_json(dir);
     let csv = tmp("profile").with_extension("csv");
     let json = tmp("profile").with_extension("json");
     let hatchet = tmp("hatchet").with_extension("json");
@@ -883,7 +872,7 @@ fn otf2_round_trip_preserves_every_event() {
         cb.iter().map(|m| m.len()).collect::<Vec<_>>()
     );
     // Thread names and the report survive as well.
-    let r = report(&back);
+    let r = report_json(&back);
     let names: Vec<&str> = r["locations"]
         .as_array()
         .unwrap()
@@ -932,7 +921,7 @@ fn otf2_archive_of_another_writer_imports_for_report() {
         .sum();
     assert_eq!(sent, expect["bytes"].as_u64().unwrap());
     // The 1 MHz timer maps to ns: compute takes 50 us on rank 0.
-    let r = report(&back);
+    let r = report_json(&back);
     let flat = r["locations"][0]["flat"].as_array().unwrap();
     let compute = flat.iter().find(|x| x["region"] == "compute").unwrap();
     assert_eq!(compute["count"], 5);

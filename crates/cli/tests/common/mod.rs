@@ -86,6 +86,17 @@ pub fn compile(compiler: &str, args: &[&str]) {
     );
 }
 
+/// `parallax report --json` of the experiment `dir`, checked to succeed.
+pub fn report_json(dir: &Path) -> serde_json::Value {
+    let o = parallax()
+        .args(["report", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
