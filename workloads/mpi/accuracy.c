@@ -17,7 +17,7 @@
  *             go to rank 0 with MPI_Reduce.
  * each `passes` times (phases, rounds, messages, sweeps). The bodies of
  * barrier, forkjoin and pipeline chain on the previous body's result on
- * the rank (see workloads/src/parallel/kernels.rs).
+ * the rank, the index's mix included (see workloads/src/parallel/kernels.rs).
  *
  * Levels: raw, no probes of its own (run it without the interposition
  * library: the reference time T); full, a region of kind Loop around
@@ -83,7 +83,7 @@ static uint64_t k_barrier(struct size s, uint64_t *bodies) {
     uint64_t acc = 0;
     for (long ph = 0; ph < s.passes; ph++) {
         for (long i = 0; i < s.n; i++)
-            BODY("barrier body", acc = grain(acc ^ mix((uint64_t)((ph * nranks + rank) * s.n + i)), STEPS));
+            BODY("barrier body", acc = grain(mix(acc ^ (uint64_t)((ph * nranks + rank) * s.n + i)), STEPS));
         MPI_Barrier(MPI_COMM_WORLD);
     }
     *bodies = (uint64_t)(s.passes * s.n * nranks);
@@ -95,7 +95,7 @@ static uint64_t k_forkjoin(struct size s, uint64_t *bodies) {
     for (long round = 0; round < s.passes; round++) {
         uint64_t acc = 0, sum = 0;
         for (long i = 0; i < (rank + 1) * s.n; i++)
-            BODY("forkjoin body", acc = grain(acc ^ mix((uint64_t)((round * nranks + rank) * s.n * nranks + i)), STEPS));
+            BODY("forkjoin body", acc = grain(mix(acc ^ (uint64_t)((round * nranks + rank) * s.n * nranks + i)), STEPS));
         MPI_Allreduce(&acc, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         total += sum;
     }

@@ -60,6 +60,9 @@ pub struct Args {
     /// them, or tsc, the cheapest, whose probes partly run beside it.
     #[arg(long, default_value = "tsc-fenced", value_parser = ["tsc", "tsc-fenced"])]
     pub clock: String,
+    /// Trace buffer of each measured thread (PARALLAX_BUFFER).
+    #[arg(long, default_value = "4m")]
+    pub buffer: String,
     /// Where experiments are written; given, every kernel's experiment and
     /// its compensation are kept there for a look [default: a temporary
     /// directory, removed as it goes].
@@ -146,6 +149,8 @@ struct Report {
     reps: usize,
     /// PARALLAX_CLOCK of the measured runs.
     clock: String,
+    /// PARALLAX_BUFFER of the measured runs.
+    buffer: String,
     kernels: Vec<Kernel>,
     summary: BTreeMap<&'static str, Group>,
     compensation_events_per_s: f64,
@@ -377,6 +382,7 @@ struct Ctx {
     /// Keep each kernel's experiment and its compensation (`--work`).
     keep: bool,
     clock: String,
+    buffer: String,
     /// Livermore kernels chosen (empty: all).
     livermore_kernels: Vec<u32>,
     /// (events, seconds) of every compensation run, by kind of kernel.
@@ -394,7 +400,7 @@ impl Ctx {
         c.env("PARALLAX_MODE", "trace")
             .env("PARALLAX_OUT", dir)
             .env("PARALLAX_CLOCK", &self.clock)
-            .env("PARALLAX_BUFFER", "4m")
+            .env("PARALLAX_BUFFER", &self.buffer)
             .env_remove("PARALLAX_RANK");
     }
 
@@ -779,6 +785,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         quick: a.quick,
         keep: !temp,
         clock: a.clock.clone(),
+        buffer: a.buffer.clone(),
         livermore_kernels: a.kernels.clone(),
         timing: BTreeMap::new(),
         kernels: Vec::new(),
@@ -823,6 +830,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         machine: crate::machine::describe(),
         reps: ctx.reps,
         clock: ctx.clock.clone(),
+        buffer: ctx.buffer.clone(),
         summary,
         compensation_events_per_s: round(
             compensation_speed(&ctx.timing.values().flatten().copied().collect::<Vec<_>>()),

@@ -45,6 +45,18 @@ pub(crate) fn grain(mut x: u64, steps: u32) -> u64 {
     x
 }
 
+/// `value`, available only once `after` is: `zero` is an opaque 0
+/// (`black_box`), so the core waits for `after` (one `and` and one `xor`)
+/// where it would otherwise start the next body's independent work beside
+/// the previous body's chain in the raw run.
+#[inline(always)]
+pub(crate) fn chained<T>(value: T, after: T, zero: T) -> T
+where
+    T: std::ops::BitAnd<Output = T> + std::ops::BitXor<Output = T>,
+{
+    value ^ (after & zero)
+}
+
 /// Grain steps of one loop body, by kernel: chosen so that the fully
 /// instrumented run takes 2.1 to 2.7 times as long as the raw one on this
 /// project's machine (the accuracy protocol asks for at least 2), as the
@@ -60,8 +72,11 @@ pub(crate) fn grain(mut x: u64, steps: u32) -> u64 {
 /// fenced probe between them prevents, and that lost overlap (some 40 ns
 /// a body here) is a change of the program that no probe calibration
 /// sees (docs/compensation.md). The parallel suite measures the models of
-/// synchronization, so its bodies leave nothing to overlap; the Livermore
-/// kernels keep their own definitions, overlap and all.
+/// synchronization, so its bodies leave nothing to overlap: a body's
+/// index is mixed into the previous result, and a body's loads, a
+/// DOACROSS iteration's first body and its await wait for the thread's
+/// previous body ([`chained`]). Only `reduction`, Livermore 3, keeps its definition (each
+/// block's sum starts from zero), as the Livermore kernels do.
 pub(crate) const FORKJOIN_STEPS: u32 = 48;
 pub(crate) const REDUCTION_BLOCK: usize = 128;
 pub(crate) const CRITICAL_OUTSIDE_STEPS: u32 = 192;
@@ -89,8 +104,8 @@ pub(crate) fn forkjoin(r: &Run) -> Work {
                         let mut acc = 0u64;
                         for i in 0..(k + 1) * units {
                             let _g = body!(level, "forkjoin body");
-                            let seed = mix(((round * p + k) * units * p + i) as u64);
-                            acc = grain(acc ^ seed, FORKJOIN_STEPS);
+                            let index = ((round * p + k) * units * p + i) as u64;
+                            acc = grain(mix(acc ^ index), FORKJOIN_STEPS);
                         }
                         acc
                     })
@@ -165,7 +180,7 @@ pub(crate) fn critical(r: &Run) -> Work {
                     let mut v = 0;
                     for pass in 0..passes {
                         for i in (t..n).step_by(p) {
-                            v = grain(v ^ mix((pass * n + i) as u64), CRITICAL_OUTSIDE_STEPS);
+                            v = grain(mix(v ^ (pass * n + i) as u64), CRITICAL_OUTSIDE_STEPS);
                             shared.with(|s| {
                                 let _g = body!(level, "critical body");
                                 *s = s.wrapping_add(grain(v, CRITICAL_INSIDE_STEPS));
@@ -210,10 +225,13 @@ pub(crate) fn barrier(r: &Run) -> Work {
                 let (a, b, bar) = (a.clone(), b.clone(), bar.clone());
                 spawn(level, move || {
                     let mut x = 0u64;
+                    let zero = std::hint::black_box(0usize);
                     for phase in 0..phases {
                         let (src, dst) = if phase % 2 == 0 { (&a, &b) } else { (&b, &a) };
                         for i in 1 + t * m..1 + (t + 1) * m {
                             let _g = body!(level, "barrier body");
+                            // The loads wait for the previous body (see `chained`).
+                            let i = chained(i, x as usize, zero);
                             let v = src[i - 1].load(Relaxed)
                                 ^ src[i].load(Relaxed).rotate_left(1)
                                 ^ src[i + 1].load(Relaxed).rotate_left(2);
@@ -270,12 +288,14 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
                 .map(|_| {
                     let (next, flags, a, c) = (next.clone(), flags.clone(), a.clone(), c.clone());
                     spawn(level, move || {
-                        let mut acc = 0u64;
+                        let (mut acc, mut last) = (0u64, 0u64);
+                        let zero = std::hint::black_box(0u64);
                         loop {
                             let Some(i) = next.next() else {
                                 break acc;
                             };
-                            let seed = mix((pass * n + i) as u64);
+                            // B1 waits for the thread's previous iteration (see `chained`).
+                            let seed = chained(mix((pass * n + i) as u64), last, zero);
                             match dir {
                                 Direction::Forward => {
                                     {
@@ -288,13 +308,16 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
                                         grain(a[i].load(Relaxed), s2)
                                     };
                                     let dep = if i >= d {
-                                        flags.await_iteration(i - d);
-                                        a[i - d].load(Relaxed)
+                                        // The await waits for B2, as the probe's fence does.
+                                        let j = chained(i - d, t as usize, zero as usize);
+                                        flags.await_iteration(j);
+                                        a[j].load(Relaxed)
                                     } else {
                                         0
                                     };
                                     let _g = body!(level, "doacross-forward B3");
-                                    c[i].store(grain(t ^ dep, s3), Relaxed);
+                                    last = grain(t ^ dep, s3);
+                                    c[i].store(last, Relaxed);
                                 }
                                 Direction::Backward => {
                                     let t = {
@@ -302,8 +325,9 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
                                         grain(seed, s1)
                                     };
                                     let dep = if i >= d {
-                                        flags.await_iteration(i - d);
-                                        c[i - d].load(Relaxed)
+                                        let j = chained(i - d, t as usize, zero as usize);
+                                        flags.await_iteration(j);
+                                        c[j].load(Relaxed)
                                     } else {
                                         0
                                     };
@@ -315,7 +339,8 @@ pub(crate) fn doacross(r: &Run, dir: Direction) -> Work {
                                     };
                                     flags.advance(i);
                                     let _g = body!(level, "doacross-backward B3");
-                                    acc = acc.wrapping_add(grain(v, s3));
+                                    last = grain(v, s3);
+                                    acc = acc.wrapping_add(last);
                                 }
                             }
                         }
