@@ -3,6 +3,7 @@
 //! compensated measurement must give back the truth, event by event.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use parallax_analysis::compensate::{self, Convention, Liberal, Options};
 use parallax_analysis::executor::Executor;
@@ -526,23 +527,42 @@ fn liberal_mode_grants_locks_in_approximated_order() {
     let truth = synth::simulate(&p, &Machine::with_alpha(0.0, 0.0, 0.0));
     let measured = synth::simulate(&p, &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]));
     let (dir, exp) = written("liberal", &p, &measured, &[]);
+    let told = Arc::new(Mutex::new(Vec::new()));
     let run = |name: &str, liberal: bool| {
+        let log = told.clone();
         let opts = Options {
             liberal: Liberal {
                 locks: liberal,
                 loops: false,
             },
+            progress: compensate::Progress::to(move |m| log.lock().unwrap().push(m.to_string())),
             ..Options::default()
         };
-        compensate::compensate(&exp, &dir.join(name), &opts, Executor::Sequential).unwrap();
+        let s = compensate::compensate(&exp, &dir.join(name), &opts, Executor::Sequential).unwrap();
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         max_error(&truth, &read(&dir.join(name)))
     };
     let (conservative, _) = run("c", false);
+    assert!(
+        told.lock().unwrap().is_empty(),
+        "one replay, nothing to tell"
+    );
     let (liberal, at) = run("l", true);
     // Keeping the measured order makes thread 0 wait for thread 1's
     // critical section every round; granting in approximated order is exact.
     assert!(conservative > 1000.0, "{conservative}");
     assert!(liberal <= 2.0, "{liberal} at {at}");
+    // The first replay in the measured order, then again with the locks
+    // re-granted, until the order holds.
+    let told = told.lock().unwrap();
+    assert_eq!(told[0], "replaying");
+    assert!(told.len() >= 2, "{told:?}");
+    assert!(
+        told[1..]
+            .iter()
+            .all(|m| m.starts_with("replaying again") && m.contains("lock grants re-ordered")),
+        "{told:?}"
+    );
 }
 
 #[test]
@@ -565,9 +585,8 @@ fn literal_convention_keeps_the_partners_probe() {
     });
     let exp = Experiment::open(dir.join("m")).unwrap();
     let opts = |c| Options {
-        costs: None,
         convention: c,
-        liberal: Liberal::default(),
+        ..Options::default()
     };
     let cons = compensate::compensate(
         &exp,

@@ -84,7 +84,9 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         (None, Some(e), Some(l), Some(v)) => Some(Costs::per_kind(check(e)?, check(l)?, check(v)?)),
         _ => None,
     };
+    let progress = parallax_report::term::Progress::new("compensating", 0);
     let opts = Options {
+        progress: compensate::Progress::to(progress.messenger("compensating")),
         costs,
         convention: if a.convention == "literal" {
             Convention::Literal
@@ -101,7 +103,6 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     };
     let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
     let started = std::time::Instant::now();
-    let progress = parallax_report::term::Progress::new("compensating", 0);
     let s = run.all_or_none(
         compensate::compensate(&exp, &out, &opts, run.exec)
             .with_context(|| format!("cannot compensate {}", a.dir.display())),

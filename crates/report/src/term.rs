@@ -116,6 +116,13 @@ impl Progress {
     pub fn message(&self, what: &str) {
         self.bar.set_message(what.to_string());
     }
+
+    /// A function that changes the description to `what: ` and its
+    /// argument, from any thread.
+    pub fn messenger(&self, what: &str) -> impl Fn(&str) + Send + Sync + 'static {
+        let (bar, what) = (self.bar.clone(), what.to_string());
+        move |detail| bar.set_message(format!("{what}: {detail}"))
+    }
 }
 
 impl Drop for Progress {

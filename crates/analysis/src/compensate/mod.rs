@@ -65,6 +65,38 @@ pub struct Options {
     /// What the approximation may re-arrange (the thesis's liberal
     /// option); nothing by default (conservative).
     pub liberal: Liberal,
+    /// Told what a liberal compensation is doing, replay by replay.
+    pub progress: Progress,
+}
+
+/// Where a liberal compensation reports each replay it starts (a liberal
+/// compensation may replay the trace many times); nowhere by default.
+#[derive(Clone, Default)]
+pub struct Progress(Option<Arc<Tell>>);
+
+type Tell = dyn Fn(&str) + Send + Sync;
+
+impl Progress {
+    /// Reports to `f`.
+    pub fn to(f: impl Fn(&str) + Send + Sync + 'static) -> Progress {
+        Progress(Some(Arc::new(f)))
+    }
+
+    fn tell(&self, what: impl FnOnce() -> String) {
+        if let Some(f) = &self.0 {
+            f(&what());
+        }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress(..)"
+        } else {
+            "Progress(none)"
+        })
+    }
 }
 
 /// What a liberal approximation re-arranges, first come, first served in
@@ -230,6 +262,8 @@ pub fn compensate(
         if let Some(plan) = schedule::plan(&locs, out, &run.pairing, &costs, &run.crowded)? {
             warnings = plan.warnings;
             if !plan.loops.is_empty() {
+                opts.progress
+                    .tell(|| format!("handing out {} loops' iterations again", plan.loops.len()));
                 let learned = run.pairing.learned();
                 drop(run);
                 run = replay_all(exp, &plan.locs, &costs, out, opts, exec, Some(&learned))?;
@@ -245,7 +279,9 @@ pub fn compensate(
         mine,
         finished,
         outcome,
+        unsettled,
     } = run;
+    warnings.extend(unsettled);
     // Under MPI each rank wrote its locations' events; rank 0 writes the
     // rest.
     let Some(finished) = exec.collect(&mine, locs.len(), finished) else {
@@ -293,6 +329,9 @@ struct Run {
     mine: crate::executor::Share,
     finished: Finished,
     outcome: replay::Outcome,
+    /// Liberal locks: a warning if the grant order was still changing
+    /// when the replays stopped.
+    unsettled: Option<String>,
 }
 
 /// Pairs and replays `locs`, writing the approximated events into `out`;
@@ -327,26 +366,48 @@ fn replay_all(
         1
     };
     let mut round = 0;
+    let mut regranted = 0;
     loop {
         round += 1;
+        if opts.liberal.locks {
+            opts.progress.tell(|| match round {
+                1 => "replaying".to_string(),
+                _ => format!("replaying again ({round}), {regranted} lock grants re-ordered"),
+            });
+        }
         let (finished, outcome, requests) =
             replay_once(locs, &mine, &pairing, costs, &shares, out, opts, exec)?;
-        let next = (round < rounds)
-            .then(|| pair(Some(&requests)))
-            .filter(|next| next.syncs != pairing.syncs);
+        let next = opts.liberal.locks.then(|| pair(Some(&requests)));
+        regranted = next.as_ref().map_or(0, |n| changed(&pairing, n));
         match next {
-            Some(next) => pairing = next,
-            None => {
+            Some(next) if regranted > 0 && round < rounds => pairing = next,
+            _ => {
+                let unsettled = (regranted > 0).then(|| {
+                    format!(
+                        "after {round} replays the lock grants were still re-ordered \
+                         ({regranted} more would change): the liberal lock order is not settled"
+                    )
+                });
                 return Ok(Run {
                     pairing,
                     crowded,
                     mine,
                     finished,
                     outcome,
-                })
+                    unsettled,
+                });
             }
         }
     }
+}
+
+/// Synchronization events that `next` pairs otherwise than `now`.
+fn changed(now: &pairing::Pairing, next: &pairing::Pairing) -> usize {
+    now.syncs
+        .iter()
+        .zip(&next.syncs)
+        .map(|(a, b)| a.iter().zip(b).filter(|(x, y)| x != y).count())
+        .sum()
 }
 
 /// The host a process ran on: processes of no known host each their own.
