@@ -254,13 +254,38 @@ fn list(
     }
 }
 
-/// What a pairing learned of the machine (see [`Pairing`]'s fields).
+/// What a pairing learned of the machine from the measured times: the
+/// least costs and the threads at once. A trace rewritten from the
+/// measured one, whose times were partly made up, takes them from the
+/// measured pairing.
 #[derive(Clone, Debug)]
 pub struct Learned {
-    latency: [f64; Object::COUNT],
-    own: [[f64; 3]; Object::COUNT],
-    unlock: f64,
-    threads_at_once: Vec<u32>,
+    /// Per object kind, the least measured delay from a post to the
+    /// completion of a wait that it decided (the wake-up delay), and from
+    /// the start of a wait (the previous event) to its completion where
+    /// that decided it (the wait's own cost), ns; infinite if unknown.
+    pub latency: [f64; Object::COUNT],
+    /// See `latency`; by the kind of the previous event's probe: enter,
+    /// leave, other.
+    pub own: [[f64; 3]; Object::COUNT],
+    /// By process (index in the experiment): the most threads it created
+    /// that ran at once, from their first to their last event.
+    pub threads_at_once: Vec<u32>,
+    /// The least measured time from a lock release to the event after it
+    /// (the release's probe and the rest of the unlock), ns; infinite if
+    /// unknown.
+    pub unlock: f64,
+}
+
+impl Default for Learned {
+    fn default() -> Learned {
+        Learned {
+            latency: [f64::INFINITY; Object::COUNT],
+            own: [[f64::INFINITY; 3]; Object::COUNT],
+            threads_at_once: Vec::new(),
+            unlock: f64::INFINITY,
+        }
+    }
 }
 
 /// The result of pairing: per location, one [`Sync`] per sync event in
@@ -273,51 +298,16 @@ pub struct Pairing {
     /// By communicator: each participating location's collective count,
     /// sorted.
     collectives: HashMap<u64, Vec<u64>>,
-    /// Per object kind, the least measured delay from a post to the
-    /// completion of a wait that it decided (the wake-up delay), and from
-    /// the start of a wait (the previous event) to its completion where
-    /// that decided it (the wait's own cost), ns; infinite if unknown.
-    pub latency: [f64; Object::COUNT],
-    /// See `latency`; by the kind of the previous event's probe: enter,
-    /// leave, other.
-    pub own: [[f64; 3]; Object::COUNT],
+    /// The least costs and the threads at once.
+    pub learned: Learned,
     /// Problems met while reading.
     pub warnings: Vec<String>,
     /// By location: whether its writer's summary stood in for reading it
     /// (no synchronization on shared objects, collectives counted).
     pub summarized: Vec<bool>,
-    /// By process (index in the experiment): the most threads it created
-    /// that ran at once, from their first to their last event.
-    pub threads_at_once: Vec<u32>,
-    /// The least measured time from a lock release to the event after it
-    /// (the release's probe and the rest of the unlock), ns; infinite if
-    /// unknown.
-    pub unlock: f64,
 }
 
 impl Pairing {
-    /// What this pairing learned of the machine: the least costs and the
-    /// threads at once.
-    pub fn learned(&self) -> Learned {
-        Learned {
-            latency: self.latency,
-            own: self.own,
-            unlock: self.unlock,
-            threads_at_once: self.threads_at_once.clone(),
-        }
-    }
-
-    /// Takes what the pairing of the measured trace learned, for a trace
-    /// rewritten from it whose times were partly made up: the least costs
-    /// and threads at once are the machine's, which made-up times do not
-    /// measure.
-    pub fn learn_from(&mut self, measured: &Learned) {
-        self.latency = measured.latency;
-        self.own = measured.own;
-        self.unlock = measured.unlock;
-        self.threads_at_once = measured.threads_at_once.clone();
-    }
-
     /// What the `n`-th sync event of location `loc` does (nothing, if
     /// pairing did not list it).
     pub fn sync(&self, loc: usize, n: usize) -> Sync {
@@ -407,16 +397,13 @@ fn list_and_pair(
     });
     // Exchange: every object's events in one place, in measured order.
     let mut out = Pairing {
-        latency: [f64::INFINITY; Object::COUNT],
-        own: [[f64::INFINITY; 3]; Object::COUNT],
-        unlock: f64::INFINITY,
         summarized: (0..locs.len()).map(|li| summary(li).is_some()).collect(),
         ..Pairing::default()
     };
     let mut lists = Vec::with_capacity(listed.len());
     let mut lens = Vec::with_capacity(listed.len());
     for (recs, colls, warning, unlock) in listed {
-        out.unlock = out.unlock.min(unlock);
+        out.learned.unlock = out.learned.unlock.min(unlock);
         lens.push(recs.len());
         lists.push(recs);
         for (comm, c) in colls {
@@ -431,7 +418,7 @@ fn list_and_pair(
     // Only now that the lists are gone: at the peak, the grouped events
     // and the pairing, not the lists too.
     out.syncs = lens.iter().map(|&n| vec![Sync::default(); n]).collect();
-    out.threads_at_once = threads_at_once(locs, &objects, &all);
+    out.learned.threads_at_once = threads_at_once(locs, &objects, &all);
     let mut learned = [Seen::default(); Object::COUNT];
     let mut singles: Vec<(Object, (f64, f64, u8))> = Vec::new();
     for &((object, id), span) in &objects {
@@ -462,13 +449,11 @@ fn list_and_pair(
         }
     }
     for (object, w) in singles {
-        let l = &mut learned[object as usize];
-        let (min_a, min_b) = (l.min_a, l.min_b);
-        l.judge(w, min_a, min_b);
+        learned[object as usize].judge(w);
     }
     for (k, l) in learned.iter().enumerate() {
-        out.latency[k] = l.latency;
-        out.own[k] = l.own;
+        out.learned.latency[k] = l.latency;
+        out.learned.own[k] = l.own;
     }
     out
 }
@@ -643,11 +628,11 @@ impl Default for Seen {
 impl Seen {
     /// Counts wait `w` (delay from the post, from the start, the start's
     /// probe) as decided by whichever side is closer to its least.
-    fn judge(&mut self, w: (f64, f64, u8), min_a: f64, min_b: f64) {
+    fn judge(&mut self, w: (f64, f64, u8)) {
         let (a, b, probe) = w;
         // A wait with no start (a thread's first event) is decided by its
         // post.
-        if b.is_infinite() || a - min_a <= b - min_b {
+        if b.is_infinite() || a - self.min_a <= b - self.min_b {
             self.latency = self.latency.min(a);
         } else {
             let o = &mut self.own[probe as usize];
@@ -773,9 +758,8 @@ fn pair_object(
     if let [single] = waits[..] {
         return (learned, Some(single));
     }
-    let (min_a, min_b) = (learned.min_a, learned.min_b);
     for &w in &waits {
-        learned.judge(w, min_a, min_b);
+        learned.judge(w);
     }
     (learned, None)
 }

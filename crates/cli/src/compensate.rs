@@ -230,12 +230,12 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
     }
     const LOOPS_SHOWN: usize = 5;
     for r in s.rescheduled.iter().take(LOOPS_SHOWN) {
-        let split = |pick: fn(&(u32, u64, u64)) -> u64| {
+        let list = |pick: fn(&(u32, u64, u64)) -> u64, sep: &str| {
             r.threads
                 .iter()
                 .map(|x| pick(x).to_string())
                 .collect::<Vec<_>>()
-                .join(" + ")
+                .join(sep)
         };
         let _ = writeln!(
             t,
@@ -244,13 +244,9 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
             r.rank,
             r.loop_id,
             r.iterations,
-            split(|x| x.1),
-            r.threads
-                .iter()
-                .map(|x| x.0.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            split(|x| x.2)
+            list(|x| x.1, " + "),
+            list(|x| x.0.into(), ", "),
+            list(|x| x.2, " + ")
         );
     }
     if s.rescheduled.len() > LOOPS_SHOWN {

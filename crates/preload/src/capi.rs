@@ -192,10 +192,6 @@ pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Opti
         15 => SemAcquired { sem: a },
         16 => Advance { var: a, index: b },
         17 => AwaitDone { var: a, index: b },
-        31 => Iteration {
-            loop_id: a,
-            index: b,
-        },
         18 => ThreadCreate { token: a },
         19 => ThreadBegin { token: a },
         20 => ThreadEnd { token: a },
@@ -226,6 +222,10 @@ pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Opti
         30 => Mark {
             mark: pa,
             value: b as i64,
+        },
+        31 => Iteration {
+            loop_id: a,
+            index: b,
         },
         _ => return None,
     })

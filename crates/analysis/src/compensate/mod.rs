@@ -264,7 +264,7 @@ pub fn compensate(
             if !plan.loops.is_empty() {
                 opts.progress
                     .tell(|| format!("handing out {} loops' iterations again", plan.loops.len()));
-                let learned = run.pairing.learned();
+                let learned = run.pairing.learned.clone();
                 drop(run);
                 run = replay_all(exp, &plan.locs, &costs, out, opts, exec, Some(&learned))?;
                 let dir = out.join(schedule::WORK_DIR);
@@ -353,7 +353,7 @@ fn replay_all(
     let pair = |requests: Option<&pairing::Requests>| {
         let mut p = pairing::pair_with(locs, t0, exec, requests);
         if let Some(m) = measured {
-            p.learn_from(m);
+            p.learned = m.clone();
         }
         p
     };
@@ -425,7 +425,15 @@ fn host_of(exp: &Experiment, i: usize) -> (Option<&str>, usize) {
 /// if it created none (an MPI rank, which polls while it waits); the
 /// processes of one host add up.
 fn crowded(exp: &Experiment, pairing: &pairing::Pairing) -> Vec<Option<Crowded>> {
-    let load = |i: usize| pairing.threads_at_once.get(i).copied().unwrap_or(0).max(1);
+    let load = |i: usize| {
+        pairing
+            .learned
+            .threads_at_once
+            .get(i)
+            .copied()
+            .unwrap_or(0)
+            .max(1)
+    };
     let mut hosts: BTreeMap<(Option<&str>, usize), u32> = BTreeMap::new();
     for i in 0..exp.processes.len() {
         *hosts.entry(host_of(exp, i)).or_default() += load(i);

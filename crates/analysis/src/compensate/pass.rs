@@ -195,7 +195,7 @@ impl<'a> LocPass<'a> {
             in_context: InContext::default(),
             prev_enter: None,
             after_release: false,
-            unlock_least: (pairing.unlock - event_ns).max(0.0),
+            unlock_least: (pairing.learned.unlock - event_ns).max(0.0),
             convention,
             events: Stream::open(loc)?,
             index,
@@ -216,14 +216,14 @@ impl<'a> LocPass<'a> {
             // inside them; messages and collectives learn as they go.
             own_min: std::array::from_fn(|i| match i.checked_sub(2) {
                 Some(o) => {
-                    let [e, l, v] = pairing.own[o];
+                    let [e, l, v] = pairing.learned.own[o];
                     let least = (e - enter_ns).min(l - leave_ns).min(v - event_ns);
                     least.max(0.0)
                 }
                 None => f64::INFINITY,
             }),
             latency_min: std::array::from_fn(|i| match i.checked_sub(2) {
-                Some(o) => (pairing.latency[o] - event_ns).max(0.0),
+                Some(o) => (pairing.learned.latency[o] - event_ns).max(0.0),
                 None => f64::INFINITY,
             }),
             debt: 0.0,

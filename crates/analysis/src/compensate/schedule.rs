@@ -487,9 +487,9 @@ impl AwaitCosts {
     fn new(p: &Pairing, c: &Costs) -> AwaitCosts {
         let k = Object::SyncVar as usize;
         let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
-        let own_m = p.own[k].map(finite);
+        let own_m = p.learned.own[k].map(finite);
         let probes = [c.enter_ns, c.leave_ns, c.event_ns];
-        let delay_m = finite(p.latency[k]);
+        let delay_m = finite(p.learned.latency[k]);
         AwaitCosts {
             own: [
                 own_m,
