@@ -883,6 +883,26 @@ fn liberal_mode_re_schedules_doacross_iterations_after_their_advances() {
     assert_eq!(s.rescheduled.len(), 1);
 }
 
+/// Measures `p` (with `loops`) with probes, writes it with `properties`
+/// and compensates it with every liberal option: the measured trace, the
+/// compensated one and the summary.
+fn liberal_all(
+    name: &str,
+    p: &Program,
+    loops: &synth::Loops,
+    properties: &[(&str, &str)],
+) -> (Trace, Trace, compensate::Summary) {
+    let measured =
+        synth::simulate_with_loops(p, loops, &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]));
+    let (dir, exp) = written(name, p, &measured, properties);
+    let opts = Options {
+        liberal: Liberal::ALL,
+        ..Options::default()
+    };
+    let s = compensate::compensate(&exp, &dir.join("l"), &opts, Executor::Sequential).unwrap();
+    (measured, read(&dir.join("l")), s)
+}
+
 #[test]
 fn loops_whose_iterations_hold_other_synchronization_keep_their_assignment() {
     // A lock inside the iterations: re-scheduling them would need the
@@ -893,17 +913,7 @@ fn loops_whose_iterations_hold_other_synchronization_keep_their_assignment() {
         ops
     });
     let truth = synth::simulate_with_loops(&p, &loops, &Machine::with_alpha(0.0, 0.0, 0.0));
-    let measured = synth::simulate_with_loops(
-        &p,
-        &loops,
-        &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]),
-    );
-    let (dir, exp) = written("ss-locked", &p, &measured, &[]);
-    let opts = Options {
-        liberal: Liberal::ALL,
-        ..Options::default()
-    };
-    let s = compensate::compensate(&exp, &dir.join("l"), &opts, Executor::Sequential).unwrap();
+    let (measured, comp, s) = liberal_all("ss-locked", &p, &loops, &[]);
     assert!(s.rescheduled.is_empty());
     assert!(
         s.warnings
@@ -913,7 +923,6 @@ fn loops_whose_iterations_hold_other_synchronization_keep_their_assignment() {
         s.warnings
     );
     // The measured events stay where they were.
-    let comp = read(&dir.join("l"));
     assert_eq!(comp.len(), truth.len());
     for (c, m) in comp.iter().zip(&measured) {
         assert_eq!(c.len(), m.len());
@@ -925,17 +934,7 @@ fn loops_of_threads_that_outnumber_the_cores_keep_their_assignment() {
     // Two threads on one core took turns: handing the iterations to the
     // thread free first would give each a core of its own.
     let (p, loops) = self_scheduled(300, uneven);
-    let measured = synth::simulate_with_loops(
-        &p,
-        &loops,
-        &Machine::with_alpha(ALPHA[0], ALPHA[1], ALPHA[2]),
-    );
-    let (dir, exp) = written("ss-crowded", &p, &measured, &[("cpus", "1")]);
-    let opts = Options {
-        liberal: Liberal::ALL,
-        ..Options::default()
-    };
-    let s = compensate::compensate(&exp, &dir.join("l"), &opts, Executor::Sequential).unwrap();
+    let (_, _, s) = liberal_all("ss-crowded", &p, &loops, &[("cpus", "1")]);
     assert_eq!(s.crowded.len(), 1);
     assert!(s.rescheduled.is_empty());
     assert!(
