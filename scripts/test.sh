@@ -21,7 +21,8 @@ echo "== cargo build" >&2
 # (a cdylib that `parallax run` injects) must exist for the CLI tests.
 cargo build --workspace
 echo "== cargo test" >&2
-cargo test --workspace
+# Every test binary runs even when one fails, so that every failure shows.
+cargo test --workspace --no-fail-fast
 # The MPI executor, in a target directory of its own: the feature changes
 # parallax-analysis and the parallax binary, which would otherwise be
 # rebuilt back and forth with the default build.
@@ -29,4 +30,4 @@ echo "== cargo clippy, test --features mpi" >&2
 CARGO_TARGET_DIR=target/mpi cargo clippy -p parallax-analysis -p parallax-cli --all-targets \
     --features parallax-cli/mpi --quiet -- -D warnings
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    CARGO_TARGET_DIR=target/mpi cargo test -p parallax-cli --features mpi --test mpi_executor
+    CARGO_TARGET_DIR=target/mpi cargo test -p parallax-cli --features mpi --test mpi_executor --no-fail-fast

@@ -27,9 +27,19 @@ fn main() {
             }
             println!("cargo::rustc-link-lib=otf2");
         }
-        None => println!(
-            "cargo::warning=libotf2 not found: building without OTF2 support (install libotf2-trace-dev and rebuild)"
-        ),
+        None => {
+            // Built again when the library is installed later: installing
+            // libotf2-trace-dev adds /usr/include/otf2, which changes the
+            // directory (cargo compares the newest modification below it).
+            for d in ["/usr/include", "/usr/local/include", "/usr/local/lib"] {
+                if Path::new(d).is_dir() {
+                    println!("cargo::rerun-if-changed={d}");
+                }
+            }
+            println!(
+                "cargo::warning=libotf2 not found: building without OTF2 support (install libotf2-trace-dev; the next build picks it up)"
+            )
+        }
     }
 }
 

@@ -8,6 +8,7 @@ mod compare;
 mod compensate;
 mod db;
 mod demo;
+mod doctor;
 mod executor;
 mod experiment_dir;
 mod export;
@@ -77,6 +78,9 @@ enum Command {
     Scaling(scaling::Args),
     /// Compare two revisions: the run and its ten longest regions.
     Compare(compare::Args),
+    /// What this installation and machine can do (OTF2, MPI, perf events,
+    /// TSC, ...) and how to get what is missing.
+    Doctor(doctor::Args),
 }
 
 // The analyses allocate many small values (exchanged notes, call-path
@@ -122,6 +126,7 @@ fn main() -> ExitCode {
         Command::Baseline(a) => baseline::main(a),
         Command::Scaling(a) => scaling::main(a),
         Command::Compare(a) => compare::main(a),
+        Command::Doctor(a) => doctor::main(a),
     };
     match result {
         Ok(code) => code,

@@ -190,7 +190,7 @@ fn launched_program(args: &[String]) -> Option<PathBuf> {
 
 /// The interposition library: `PARALLAX_PRELOAD`, else next to this
 /// executable (target/<profile>/ in a build tree) or in ../lib.
-fn preload_library() -> Option<PathBuf> {
+pub(crate) fn preload_library() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PARALLAX_PRELOAD") {
         return Some(PathBuf::from(p));
     }

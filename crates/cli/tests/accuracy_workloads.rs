@@ -182,8 +182,7 @@ fn counts(p: &Process) -> Counts {
 
 #[test]
 fn mpi_accuracy_kernels_record_every_collective_message_and_body() {
-    if !(have("mpicc") && have("mpirun")) {
-        eprintln!("Open MPI is not installed (scripts/setup.sh installs it): skipped");
+    if !require(&["mpicc", "mpirun"]) {
         return;
     }
     const NP: u64 = 3;

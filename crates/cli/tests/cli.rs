@@ -356,3 +356,41 @@ fn help_explains_every_command() {
     let o = parallax().arg("frobnicate").output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn doctor_reports_what_this_machine_has_and_how_to_get_the_rest() {
+    preload();
+    let o = parallax().args(["doctor", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let checks = v["checks"].as_array().unwrap();
+    let check = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["name"].as_str().unwrap().starts_with(name))
+            .unwrap_or_else(|| panic!("no check {name}: {v}"))
+    };
+    // scripts/setup.sh installs all of these, and the test built the
+    // interposition library next to this parallax.
+    for name in [
+        "interposition library",
+        "OTF2 export",
+        "MPI",
+        "OpenSHMEM",
+        "C compiler",
+    ] {
+        assert_eq!(check(name)["ok"], true, "{name}: {v}");
+    }
+    // Whatever the machine, every missing capability says how to get it.
+    for c in checks {
+        assert_eq!(c["ok"].as_bool().unwrap(), c["fix"].is_null(), "{c}");
+    }
+    // The text form says the same, a line per check.
+    let o = parallax().arg("doctor").output().unwrap();
+    let text = stdout(&o);
+    assert_eq!(
+        text.lines().filter(|l| !l.starts_with(' ')).count(),
+        checks.len(),
+        "{text}"
+    );
+}

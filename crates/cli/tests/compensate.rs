@@ -196,8 +196,8 @@ fn self_scheduled_c_loops_are_handed_out_again() {
 
 #[test]
 fn mpi_messages_keep_their_order_after_compensation() {
-    if !(have("mpicc") && have("mpirun")) {
-        panic!("Open MPI is missing: run scripts/setup.sh");
+    if !require(&["mpicc", "mpirun"]) {
+        return;
     }
     let dir = tmp("comp-mpi");
     let exe = dir.join("p2p");

@@ -28,11 +28,7 @@ fn mpi_env(cmd: &mut Command) -> &mut Command {
 }
 
 fn mpi_available() -> bool {
-    let ok = have("mpicc") && have("mpirun");
-    if !ok {
-        eprintln!("Open MPI is not installed (scripts/setup.sh installs it): skipped");
-    }
-    ok
+    require(&["mpicc", "mpirun"])
 }
 
 /// Compiles workloads/mpi/`name`.c with mpicc into `dir`.
@@ -541,7 +537,7 @@ fn missing_mpi_launcher_or_library_is_explained() {
 
 #[test]
 fn openshmem_one_sided_atomics_locks_and_collectives() {
-    if !mpi_available() || !have("oshcc") {
+    if !require(&["mpicc", "mpirun", "oshcc"]) {
         return;
     }
     let d = tmp("shmem");

@@ -204,8 +204,7 @@ fn instrumented_functions_have_exact_counts_names_and_lines() {
         ("gcc", vec!["-no-pie", "-fno-PIE"], "profile"),
         ("clang", vec![], "both"),
     ] {
-        if !have(cc) {
-            eprintln!("{cc} is not installed: skipped");
+        if !require(&[cc]) {
             continue;
         }
         let d = tmp(&format!("calls-{cc}-{mode}"));
@@ -340,8 +339,7 @@ fn cpp_and_fortran_functions_are_named() {
         .sum();
     assert_eq!(visits, 5);
 
-    if !have("gfortran") {
-        eprintln!("gfortran is not installed: skipped");
+    if !require(&["gfortran"]) {
         return;
     }
     let heat = d.join("heat");

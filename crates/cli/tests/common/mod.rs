@@ -192,6 +192,28 @@ pub fn values(text: &str) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// Whether every tool a test needs is installed. A missing tool fails the
+/// test (scripts/setup.sh installs them all), unless the run opts out of it
+/// by name in `PARALLAX_TEST_SKIP` (comma-separated, or `all`): then the
+/// skip is printed and the test returns.
+pub fn require(tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !have(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let skip = std::env::var("PARALLAX_TEST_SKIP").unwrap_or_default();
+    let opted_out = |t: &str| skip.split(',').any(|s| s.trim() == t || s.trim() == "all");
+    if missing.iter().all(|t| opted_out(t)) {
+        eprintln!("SKIPPED (PARALLAX_TEST_SKIP): needs {}", missing.join(", "));
+        return false;
+    }
+    panic!(
+        "{} not installed: scripts/setup.sh installs it (PARALLAX_TEST_SKIP={} skips this test)",
+        missing.join(", "),
+        missing.join(",")
+    );
+}
+
 /// Whether a tool is installed.
 pub fn have(tool: &str) -> bool {
     Command::new("sh")
