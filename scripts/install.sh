@@ -29,10 +29,23 @@ mkdir -p "$bin" "$lib" "$inc"
 # old copy, and a symlink at the destination is replaced, not followed.
 install -m 0755 "$target/parallax" "$bin/parallax"
 install -m 0755 "$target/libparallax_preload.so" "$lib/libparallax_preload.so"
-for h in crates/preload/include/*; do
-    [ -e "$h" ] || continue
-    install -m 0644 "$h" "$inc/$(basename "$h")"
+# The C/C++ header, the GASP headers and the Fortran module's sources; the module compiled
+# with gfortran (parallax.mod) and its C side in libparallax_api.a.
+for h in parallax.h parallax.f90 parallax_fortran.c gasp.h gasp_c.h gasp_upc.h; do
+    install -m 0644 "crates/preload/include/$h" "$inc/$h"
 done
+build="$(mktemp -d)"
+trap 'rm -rf "$build"' EXIT
+cc -O2 -fPIC -I crates/preload/include -c crates/preload/include/parallax_fortran.c -o "$build/parallax_fortran.o"
+objects=("$build/parallax_fortran.o")
+if command -v gfortran >/dev/null 2>&1; then
+    gfortran -O2 -fPIC -J "$build" -c crates/preload/include/parallax.f90 -o "$build/parallax_mod.o"
+    install -m 0644 "$build/parallax.mod" "$inc/parallax.mod"
+    objects+=("$build/parallax_mod.o")
+fi
+rm -f "$build/libparallax_api.a"
+ar rcs "$build/libparallax_api.a" "${objects[@]}"
+install -m 0644 "$build/libparallax_api.a" "$lib/libparallax_api.a"
 
 echo "install: parallax installed in $bin (interposition library in $lib)" >&2
 case ":$PATH:" in

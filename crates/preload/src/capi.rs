@@ -56,12 +56,43 @@ pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) ->
     unsafe { c_region(name, kind, Entry::C) }
 }
 
+/// The public API's region (`include/parallax.h`): as [`parallax_pl_region`],
+/// with the source file and line of its site.
+///
+/// # Safety
+/// `name` and `file` are null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn parallax_pl_region_at(
+    name: *const c_char,
+    kind: c_int,
+    file: *const c_char,
+    line: u32,
+) -> u32 {
+    // Safety: per the contract.
+    unsafe { c_region_at(name, kind, Entry::C, &text(file), line) }
+}
+
 /// A region named and kinded by a C caller, entered through `entry`: its
 /// probes cost what that entry point's probes cost.
 ///
 /// # Safety
 /// `name` is null or NUL-terminated.
 unsafe fn c_region(name: *const c_char, kind: c_int, entry: Entry) -> u32 {
+    // Safety: per the contract.
+    unsafe { c_region_at(name, kind, entry, "", 0) }
+}
+
+/// [`c_region`] at a place in the source.
+///
+/// # Safety
+/// `name` is null or NUL-terminated.
+unsafe fn c_region_at(
+    name: *const c_char,
+    kind: c_int,
+    entry: Entry,
+    file: &str,
+    line: u32,
+) -> u32 {
     let Some(kind) = u8::try_from(kind).ok().and_then(RegionKind::from_u8) else {
         return 0;
     };
@@ -69,7 +100,7 @@ unsafe fn c_region(name: *const c_char, kind: c_int, entry: Entry) -> u32 {
         return 0;
     }
     // Safety: per the contract.
-    let id = region(&unsafe { text(name) }, kind, "", 0);
+    let id = region(&unsafe { text(name) }, kind, file, line);
     if id != 0 {
         parallax::define(Def::Entry { region: id, entry });
     }
