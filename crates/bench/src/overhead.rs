@@ -67,6 +67,11 @@ enum Config {
     Fastrace,
     Puffin,
     Tracing,
+    /// `tracing` spans recorded by parallax-tracing in trace mode: a new
+    /// span per pair, and one span entered and exited per pair.
+    TracingParallax,
+    TracingParallaxEnter,
+    TracingPerfetto,
 }
 
 impl Config {
@@ -79,6 +84,9 @@ impl Config {
             Config::Fastrace => "fastrace",
             Config::Puffin => "puffin",
             Config::Tracing => "tracing",
+            Config::TracingParallax => "tracing_parallax",
+            Config::TracingParallaxEnter => "tracing_parallax_enter",
+            Config::TracingPerfetto => "tracing_perfetto",
         }
     }
 }
@@ -158,18 +166,30 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
     let trace_dir = dir.join("trace");
     let profile_dir = dir.join("profile");
     let off_dir = dir.join("off");
+    let tracing_dir = dir.join("tracing-parallax");
     let chrome = dir.join("tracing-chrome.json");
+    let perfetto = dir.join("tracing-perfetto.pftrace");
 
+    // The global subscriber, as parallax-tracing's users set it; the
+    // tracing peers run under a thread default of their own instead.
+    parallax_tracing::init().map_err(|e| format!("parallax_tracing::init: {e}"))?;
     let mut configs = vec![
         Config::Floor,
         Config::Trace,
         Config::Profile,
         Config::Disabled,
+        Config::TracingParallax,
+        Config::TracingParallaxEnter,
     ];
     if !args.no_peers {
         peers::fastrace_setup();
         peers::puffin_setup();
-        configs.extend([Config::Fastrace, Config::Puffin, Config::Tracing]);
+        configs.extend([
+            Config::Fastrace,
+            Config::Puffin,
+            Config::Tracing,
+            Config::TracingPerfetto,
+        ]);
     }
 
     let mut samples: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
@@ -181,6 +201,10 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
     let mut puffin_rec = Recorded::default();
     let mut tracing_rec = Recorded::default();
     let mut tracing_bytes = 0u64;
+    let mut tracing_parallax_rec = Recorded::default();
+    let mut tracing_enter_rec = Recorded::default();
+    let mut perfetto_rec = Recorded::default();
+    let mut perfetto_bytes = 0u64;
 
     let rounds = args.warmup + args.reps;
     for round_no in 0..rounds {
@@ -231,6 +255,28 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
                     }
                     (d, tracing_pairs)
                 }
+                Config::TracingParallax | Config::TracingParallaxEnter => {
+                    let reuse = c == Config::TracingParallaxEnter;
+                    let (d, r) = px::tracing_trace_run(&tracing_dir, pairs, reuse)?;
+                    if timed {
+                        let exact = r.enter == pairs && r.leave == pairs && r.other == 0;
+                        let rec = if reuse {
+                            &mut tracing_enter_rec
+                        } else {
+                            &mut tracing_parallax_rec
+                        };
+                        rec.add(pairs, if exact { pairs } else { r.enter.min(r.leave) });
+                    }
+                    (d, pairs)
+                }
+                Config::TracingPerfetto => {
+                    let (d, size, (b, e)) = peers::perfetto_run(&perfetto, tracing_pairs)?;
+                    if timed {
+                        perfetto_rec.add(tracing_pairs, b.min(e));
+                        perfetto_bytes += size;
+                    }
+                    (d, tracing_pairs)
+                }
             };
             let ns = d.as_nanos() as f64 / n as f64;
             line.push(format!("{} {:.2}", c.name(), ns));
@@ -251,6 +297,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
         ));
     }
     let _ = std::fs::remove_file(&chrome);
+    let _ = std::fs::remove_file(&perfetto);
 
     // One more run of fastrace with a single root for all pairs, to show
     // what its per-root cap does (not part of the medians).
@@ -303,10 +350,17 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
     let expected_el = 2 * pairs * trace_runs;
     let trace_lost = expected_el as i64 - (trace_read.enter + trace_read.leave) as i64;
 
-    let peer_ns: Vec<(&str, Option<f64>)> = [Config::Fastrace, Config::Puffin, Config::Tracing]
-        .iter()
-        .map(|&c| (c.name(), med(c)))
-        .collect();
+    let tracing_parallax_ns = med(Config::TracingParallax).unwrap_or(f64::NAN);
+    let tracing_enter_ns = med(Config::TracingParallaxEnter).unwrap_or(f64::NAN);
+    let peer_ns: Vec<(&str, Option<f64>)> = [
+        Config::Fastrace,
+        Config::Puffin,
+        Config::Tracing,
+        Config::TracingPerfetto,
+    ]
+    .iter()
+    .map(|&c| (c.name(), med(c)))
+    .collect();
     let below_peers = peer_ns.iter().filter_map(|(_, v)| *v).all(|p| trace_ns < p);
     let no_loss_2 = throughput
         .get("threads_2")
@@ -353,6 +407,18 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
             },
             "profile_visits": profile_rec,
             "calibration_ns": calibration,
+            "tracing_spans": {
+                "ns_per_pair": tracing_parallax_ns,
+                "over_trace": round(tracing_parallax_ns / trace_ns, 3),
+                "recorded": tracing_parallax_rec,
+                "subscriber": "parallax-tracing ParallaxSubscriber, global default, trace mode; a new span per pair",
+            },
+            "tracing_span_enters": {
+                "ns_per_pair": tracing_enter_ns,
+                "over_trace": round(tracing_enter_ns / trace_ns, 3),
+                "recorded": tracing_enter_rec,
+                "subscriber": "parallax-tracing ParallaxSubscriber, global default, trace mode; one span entered and exited per pair",
+            },
         },
         "peers": peer_ns.iter().filter(|(_, v)| v.is_some())
             .map(|(k, v)| (k.to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
@@ -364,6 +430,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
             "fastrace": fastrace_rec.all(),
             "puffin": puffin_rec.all(),
             "tracing": tracing_rec.all(),
+            "tracing_perfetto": perfetto_rec.all(),
         });
         report["peers_detail"] = json!({
             "fastrace": {
@@ -381,6 +448,12 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
                 "subscriber": "tracing-subscriber Registry + tracing-chrome ChromeLayer (Chrome JSON file), thread default",
                 "file_bytes_per_event": round(tracing_bytes as f64 / (2 * tracing_rec.expected).max(1) as f64, 1),
             },
+            "tracing_perfetto": {
+                "recorded": perfetto_rec,
+                "pairs_per_run": tracing_pairs,
+                "subscriber": "tracing-subscriber Registry + tracing-perfetto PerfettoLayer (Mutex<File>), thread default",
+                "file_bytes_per_event": round(perfetto_bytes as f64 / (2 * perfetto_rec.expected).max(1) as f64, 1),
+            },
         });
     }
     report["targets"] = json!({
@@ -391,6 +464,8 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
         "bytes_per_event_le_4": bytes_per_event <= 4.0,
         "no_loss_trace_runs": trace_lost == 0 && trace_read.lost_bytes == 0 && trace_short_runs == 0,
         "no_loss_2_threads": no_loss_2,
+        "tracing_span_enter_exit_le_1_5x_trace": tracing_enter_ns <= 1.5 * trace_ns && tracing_enter_rec.all(),
+        "tracing_spans_10x_below_tracing_chrome": med(Config::Tracing).map(|c| tracing_parallax_ns * 10.0 <= c),
     });
     Ok(report)
 }
@@ -450,6 +525,22 @@ fn print_table(r: &Value) {
             String::new(),
         ),
         (
+            "parallax via tracing",
+            &r["parallax"]["tracing_spans"]["ns_per_pair"],
+            yes(r["parallax"]["tracing_spans"]["recorded"]["short_runs"]
+                .as_u64()
+                .map(|n| n == 0)),
+        ),
+        (
+            "  same span re-entered",
+            &r["parallax"]["tracing_span_enters"]["ns_per_pair"],
+            yes(
+                r["parallax"]["tracing_span_enters"]["recorded"]["short_runs"]
+                    .as_u64()
+                    .map(|n| n == 0),
+            ),
+        ),
+        (
             "fastrace",
             &r["peers"]["fastrace"],
             yes(r["peers_recorded_all"]["fastrace"].as_bool()),
@@ -463,6 +554,11 @@ fn print_table(r: &Value) {
             "tracing + chrome",
             &r["peers"]["tracing"],
             yes(r["peers_recorded_all"]["tracing"].as_bool()),
+        ),
+        (
+            "tracing + perfetto",
+            &r["peers"]["tracing_perfetto"],
+            yes(r["peers_recorded_all"]["tracing_perfetto"].as_bool()),
         ),
     ];
     for (name, v, rec) in rows {

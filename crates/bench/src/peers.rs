@@ -13,6 +13,10 @@
 //! - tracing: an `info_span!(..).entered()` per pair, with a `Registry`
 //!   and tracing-chrome's layer writing Chrome JSON to a file; the file is
 //!   parsed afterwards and its begin/end events counted.
+//! - tracing + tracing-perfetto: the same spans with a `Registry` and
+//!   tracing-perfetto's layer writing Perfetto trace packets to a file (as
+//!   its documentation sets it up, through a `Mutex<File>`); the packets
+//!   are decoded afterwards and their slice begins and ends counted.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -194,4 +198,99 @@ pub fn tracing_run(path: &Path, pairs: u64) -> Result<(Duration, u64, (u64, u64)
         .len();
     let counts = count_chrome_events(path)?;
     Ok((d, size, counts))
+}
+
+// === tracing + tracing-perfetto ===
+
+/// Times `pairs` spans with a fresh Perfetto-writing subscriber set as this
+/// thread's default, and returns the time, the file's size and the slice
+/// begin/end events of the benchmarked span it holds.
+pub fn perfetto_run(path: &Path, pairs: u64) -> Result<(Duration, u64, (u64, u64)), String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let layer = tracing_perfetto::PerfettoLayer::new(std::sync::Mutex::new(file));
+    let subscriber = tracing_subscriber::registry().with(layer);
+    let d = tracing::subscriber::with_default(subscriber, || tracing_loop(pairs));
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let counts = count_perfetto_slices(&bytes)
+        .ok_or_else(|| format!("{}: not a Perfetto trace", path.display()))?;
+    Ok((d, bytes.len() as u64, counts))
+}
+
+/// One protobuf field: its number and, for a length-delimited field, its
+/// bytes (varints give their value in `varint`).
+struct Field<'a> {
+    number: u64,
+    bytes: &'a [u8],
+    varint: u64,
+}
+
+fn varint(b: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*at)?;
+        *at += 1;
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The fields of a protobuf message, in order; `None` if malformed.
+fn fields(b: &[u8]) -> Option<Vec<Field<'_>>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < b.len() {
+        let key = varint(b, &mut at)?;
+        let (number, wire) = (key >> 3, key & 7);
+        let (bytes, value): (&[u8], u64) = match wire {
+            0 => (&[], varint(b, &mut at)?),
+            1 => {
+                at += 8;
+                (&[], 0)
+            }
+            2 => {
+                let n = varint(b, &mut at)? as usize;
+                let s = b.get(at..at.checked_add(n)?)?;
+                at += n;
+                (s, 0)
+            }
+            5 => {
+                at += 4;
+                (&[], 0)
+            }
+            _ => return None,
+        };
+        if at > b.len() {
+            return None;
+        }
+        out.push(Field {
+            number,
+            bytes,
+            varint: value,
+        });
+    }
+    Some(out)
+}
+
+/// Slice begins and ends named [`NAME`] in a Perfetto trace (`Trace.packet`
+/// is field 1, `TracePacket.track_event` 11, `TrackEvent.type` 9 with
+/// begin 1 and end 2, and `TrackEvent.name` 23).
+fn count_perfetto_slices(trace: &[u8]) -> Option<(u64, u64)> {
+    let (mut begin, mut end) = (0, 0);
+    for packet in fields(trace)?.iter().filter(|f| f.number == 1) {
+        for event in fields(packet.bytes)?.iter().filter(|f| f.number == 11) {
+            let ev = fields(event.bytes)?;
+            let named = ev
+                .iter()
+                .any(|f| f.number == 23 && f.bytes == NAME.as_bytes());
+            match ev.iter().find(|f| f.number == 9).map(|f| f.varint) {
+                Some(1) if named => begin += 1,
+                Some(2) if named => end += 1,
+                _ => {}
+            }
+        }
+    }
+    Some((begin, end))
 }

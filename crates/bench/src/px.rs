@@ -134,6 +134,42 @@ pub fn trace_run(dir: &Path, pairs: u64) -> Result<(Duration, Readback), String>
     Ok((d, r))
 }
 
+/// The same loop through `tracing`'s span API, recorded by
+/// `parallax-tracing` (set as the global subscriber by the caller): a new
+/// span per iteration, or (`reuse`) one span entered and exited in every
+/// iteration, as an instrumented future's span is at every poll.
+#[inline(never)]
+pub fn tracing_span_loop(pairs: u64, reuse: bool) -> Duration {
+    let t = Instant::now();
+    if reuse {
+        let span = tracing::info_span!("bench");
+        for i in 0..pairs {
+            let _e = span.enter();
+            black_box(i);
+        }
+    } else {
+        for i in 0..pairs {
+            let _s = tracing::info_span!("bench").entered();
+            black_box(i);
+        }
+    }
+    t.elapsed()
+}
+
+/// One timed trace-mode run of [`tracing_span_loop`], read back like
+/// [`trace_run`].
+pub fn tracing_trace_run(
+    dir: &Path,
+    pairs: u64,
+    reuse: bool,
+) -> Result<(Duration, Readback), String> {
+    init(Mode::Trace, dir)?;
+    let d = tracing_span_loop(pairs, reuse);
+    finish()?;
+    let r = read_back(dir)?;
+    Ok((d, r))
+}
+
 /// One timed profile-mode run; returns the time and the visit count of
 /// the benchmarked region read back from the profile.
 pub fn profile_run(dir: &Path, pairs: u64) -> Result<(Duration, u64), String> {
