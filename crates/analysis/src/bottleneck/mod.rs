@@ -363,15 +363,9 @@ fn analyze_with(
     Ok(Some(report))
 }
 
-/// Whether `l` is its process's initial thread: its system thread id is
-/// the process id; without either, its number is 0.
+/// Whether `l` is its process's initial thread.
 pub(crate) fn is_initial_thread(exp: &Experiment, l: &trace::Loc) -> bool {
-    let p = &exp.processes[l.process];
-    let tid = p.locations.get(&l.thread).map_or(0, |x| x.os_tid);
-    match p.info.as_ref().map(|i| i.pid) {
-        Some(pid) if pid != 0 && tid != 0 => tid == pid,
-        _ => l.thread == 0,
-    }
+    crate::profile::initial_thread(&exp.processes[l.process], l.thread)
 }
 
 /// Findings counted per pattern, for summaries.

@@ -44,15 +44,6 @@ pub fn analyze(exp: &Experiment, prof: &ExperimentProfile, cfg: &Config) -> Repo
     let mut main = Vec::new();
     let mut results = Vec::new();
     for l in &prof.locations {
-        let p = &exp.processes[l.process];
-        // A process's measured time, from its start and end records: the
-        // initial thread's own; other threads' spans are not recorded in
-        // a profile, and their time outside regions stays unknown.
-        let wall = p
-            .info
-            .as_ref()
-            .zip(p.end_unix_ns)
-            .map(|(i, e)| e.saturating_sub(i.start_unix_ns) as f64);
         let loc = Loc {
             process: l.process,
             rank: l.rank,
@@ -94,16 +85,13 @@ pub fn analyze(exp: &Experiment, prof: &ExperimentProfile, cfg: &Config) -> Repo
                 top += t.inclusive;
             }
         }
-        if let Some(w) = wall.filter(|_| initial) {
-            let outside = (w - top).max(0.0);
-            res.paths[0].excl = outside;
-            res.categories[Category::Computation as usize] += outside;
-            res.first = Some(0.0);
-            res.last = Some(w);
-        } else {
-            res.first = Some(0.0);
-            res.last = Some(top);
-        }
+        // The time outside recorded regions is known where the location's
+        // measured time is (a trace, or its process's start and end).
+        let outside = l.outside_ns();
+        res.paths[0].excl = outside;
+        res.categories[Category::Computation as usize] += outside;
+        res.first = Some(0.0);
+        res.last = Some(l.measured_ns.unwrap_or(top).max(top));
         locs.push(loc);
         main.push(initial);
         results.push(res);
