@@ -640,3 +640,35 @@ fn a_launcher_s_ranks_say_things_once_and_colour_only_when_asked() {
         .unwrap();
     assert!(!stdout(&o).contains('\x1b'));
 }
+
+#[test]
+fn a_wait_on_a_parallax_sync_primitive_points_at_the_caller_s_line() {
+    let (exp, _) = measure_truth("rust/lock");
+    let v = analyze_json(&exp);
+    let w: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["pattern"] == "lock_wait")
+        .collect();
+    assert_eq!(w.len(), 1, "{v:#}");
+    // The waiter's lock call in the program, found by its text.
+    let src = std::fs::read_to_string(workloads().join("bottlenecks/rust/main.rs")).unwrap();
+    let line = src
+        .lines()
+        .position(|l| l.contains("*m.lock().unwrap() += 1;"))
+        .unwrap()
+        + 1;
+    let source = w[0]["source"].as_str().unwrap();
+    assert!(
+        source.ends_with(&format!("bottlenecks/rust/main.rs:{line}")),
+        "{source}"
+    );
+    assert_eq!(w[0]["region"], "Mutex::lock");
+    assert!(w[0]["hint"].as_str().unwrap().contains("main.rs"), "{v:#}");
+    // No region of the primitives is placed in the runtime's own file.
+    let report = report_json(&exp);
+    let text = stdout(&parallax_out(&["analyze"], &exp));
+    assert!(!text.contains("sync.rs"), "{text}");
+    assert!(!report.to_string().contains("src/sync.rs"));
+}
