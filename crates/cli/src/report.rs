@@ -296,7 +296,8 @@ pub(crate) const OUTSIDE: &str = "(outside recorded regions)";
 /// Columns: excl% 6, exclusive 10, inclusive 10, calls 11, mean 10, sd
 /// 10, kind 13, then the region in what is left of [`WIDTH`]. The first
 /// rows are the whole measured time and the time outside any recorded
-/// region; shares are of the whole.
+/// region (labelled from the kind column on, which they leave empty);
+/// shares are of the whole.
 fn flat_table(s: &mut String, paint: &Paint, whole: &Whole, rows: &[FlatRow], top: usize) {
     const REGION: usize = WIDTH - 80;
     let head = format!(
@@ -306,11 +307,10 @@ fn flat_table(s: &mut String, paint: &Paint, whole: &Whole, rows: &[FlatRow], to
     let _ = writeln!(s, "{}", paint.dim(&head));
     let _ = writeln!(
         s,
-        "  {:>6} {:>10} {:>10} {:>11} {:>10} {:>10}  {:<13} {}",
+        "  {:>6} {:>10} {:>10} {:>11} {:>10} {:>10}  {}",
         "100.0%",
         "",
         fmt::ns(whole.ns),
-        "",
         "",
         "",
         "",
@@ -330,11 +330,10 @@ fn flat_table(s: &mut String, paint: &Paint, whole: &Whole, rows: &[FlatRow], to
     let pct = whole.share(whole.outside_ns);
     let _ = writeln!(
         s,
-        "  {} {:>10} {:>10} {:>11} {:>10} {:>10}  {:<13} {}",
+        "  {} {:>10} {:>10} {:>11} {:>10} {:>10}  {}",
         paint.share(pct, &format!("{pct:>5.1}%")),
         fmt::ns(whole.outside_ns),
         fmt::ns(whole.outside_ns),
-        "",
         "",
         "",
         "",
