@@ -5,6 +5,7 @@
 //!   merged views, in nanoseconds;
 //! - [`compensate`]: the experiment without its probes' perturbation;
 //! - [`concurrency`]: time with exactly k locations busy (CEFF, CAVG);
+//! - [`names`]: how every view names locations and region kinds;
 //! - [`executor`]: how per-location passes and exchange steps run (one
 //!   thread or a pool, with identical results);
 //! - [`synth`]: simulated programs of known timing written as
@@ -24,6 +25,7 @@ pub mod executor;
 pub mod fasthash;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod names;
 pub mod pairing;
 pub mod profile;
 pub mod replay;

@@ -41,6 +41,36 @@ pub struct LocationProfile {
     pub process: usize,
     /// Where it came from.
     pub source: Source,
+    /// Its whole measured time, ns: from its first to its last event
+    /// where it has a trace, else its process's measured time for the
+    /// process's initial thread; unknown for another thread with only a
+    /// profile.
+    pub measured_ns: Option<f64>,
+}
+
+impl LocationProfile {
+    /// Time in its top-level regions, ns: what its recorded regions cover.
+    pub fn in_regions_ns(&self) -> f64 {
+        self.tree
+            .nodes
+            .iter()
+            .filter(|n| n.parent.is_none())
+            .map(|n| n.stats.inclusive as f64 * self.clock.ns_per_tick)
+            .sum()
+    }
+
+    /// Its time outside any recorded region (the program's own code where
+    /// it is not instrumented), ns; 0 where the measured time is unknown.
+    pub fn outside_ns(&self) -> f64 {
+        self.measured_ns
+            .map_or(0.0, |m| (m - self.in_regions_ns()).max(0.0))
+    }
+
+    /// What shares of this location are of: its measured time, or where
+    /// that is unknown, its time in recorded regions.
+    pub fn whole_ns(&self) -> f64 {
+        self.measured_ns.unwrap_or(0.0).max(self.in_regions_ns())
+    }
 }
 
 /// Statistics of a region or path in nanoseconds.
@@ -170,6 +200,15 @@ impl ExperimentProfile {
         let built = exec.map_locs(&need, |i| {
             tree_from_trace(&exp.processes[need[i].process], need[i].thread)
         });
+        // Every traced location's first and last event, ticks.
+        let traced = crate::trace::locations(exp);
+        let spans: HashMap<(usize, u32), Option<(u64, u64)>> = traced
+            .iter()
+            .map(|l| (l.process, l.thread))
+            .zip(exec.map_locs(&traced, |i| {
+                trace_span(&exp.processes[traced[i].process], traced[i].thread)
+            }))
+            .collect();
         type Derived = Result<(CallTree, Vec<String>), Error>;
         let mut derived: HashMap<(usize, u32), Derived> = need
             .iter()
@@ -194,6 +233,15 @@ impl ExperimentProfile {
                     }
                     None => continue,
                 };
+                let measured_ns = match spans.get(&(pi, loc.thread)).copied().flatten() {
+                    Some((a, b)) => Some(b.saturating_sub(a) as f64 * p.clock.ns_per_tick),
+                    None if initial_thread(p, loc.thread) => p
+                        .info
+                        .as_ref()
+                        .zip(p.end_unix_ns)
+                        .map(|(i, e)| e.saturating_sub(i.start_unix_ns) as f64),
+                    None => None,
+                };
                 locations.push(LocationProfile {
                     rank: p.rank,
                     thread: loc.thread,
@@ -202,6 +250,7 @@ impl ExperimentProfile {
                     clock: p.clock,
                     process: pi,
                     source,
+                    measured_ns,
                 });
             }
         }
@@ -318,6 +367,36 @@ impl ExperimentProfile {
             *out.entry(cat).or_insert(0.0) += Times::from_stats(&n.stats, &l.clock).exclusive;
         }
         out
+    }
+}
+
+/// Whether thread `thread` of `p` is the process's initial thread: its
+/// system thread id is the process id; where either is unknown, its number
+/// is 0 (the runtime numbers threads in the order they first record, so
+/// another thread may be 0).
+pub fn initial_thread(p: &Process, thread: u32) -> bool {
+    let tid = p.locations.get(&thread).map_or(0, |l| l.os_tid);
+    match p.info.as_ref().map(|i| i.pid) {
+        Some(pid) if pid != 0 && tid != 0 => tid == pid,
+        _ => thread == 0,
+    }
+}
+
+/// The times of the first and the last event of a location's trace, in
+/// ticks; `None` for an empty or unreadable one.
+fn trace_span(p: &Process, thread: u32) -> Option<(u64, u64)> {
+    let mut reader = p.events(thread).ok()?;
+    let mut batch = Vec::new();
+    let mut span: Option<(u64, u64)> = None;
+    loop {
+        batch.clear();
+        let more = reader.next_block(&mut batch).unwrap_or(false);
+        if let (Some(f), Some(l)) = (batch.first(), batch.last()) {
+            span = Some(span.map_or((f.time, l.time), |(a, _)| (a, l.time)));
+        }
+        if !more {
+            return span;
+        }
     }
 }
 

@@ -811,6 +811,7 @@ fields!(LocResult {
     categories,
     small,
     blocks,
+    coll_sites,
     rma,
     cond_unpaired,
     cond_posters,

@@ -36,6 +36,9 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// When to colour the text.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: crate::launcher::Color,
     #[command(flatten)]
     pub db: crate::db::Target,
 }
@@ -79,7 +82,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if a.json {
         crate::out(&(serde_json::to_string_pretty(&crate::report::to_json(&exp, &prof))? + "\n"))?;
     } else {
-        crate::out(&crate::report::text(&exp, &prof, 10, true))?;
+        crate::out(&crate::report::text(&exp, &prof, 10, true, a.color.paint()))?;
         crate::out(&format!(
             "\nThe demo ran for {wall:.2} s. Worker k computes k+1 units per iteration, so faster\nworkers wait at the barrier; all share one mutex. Experiment: {}\n",
             a.out.display()

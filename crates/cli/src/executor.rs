@@ -24,9 +24,16 @@ pub struct Running {
 }
 
 impl Running {
-    /// Whether this process prints and writes the shared outputs.
+    /// Whether this process prints and writes the shared outputs: the
+    /// root of an MPI executor; with another executor under a launcher
+    /// (`mpirun -np 4 parallax report ...`, every rank doing the same
+    /// work), rank 0 only.
     pub fn is_root(&self) -> bool {
-        self.exec.is_root()
+        #[cfg(feature = "mpi")]
+        if self.exec == Executor::Mpi {
+            return self.exec.is_root();
+        }
+        self.exec.is_root() && crate::launcher::speaks()
     }
 }
 

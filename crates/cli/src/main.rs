@@ -15,6 +15,7 @@ mod export;
 mod fmt;
 mod html;
 mod import;
+mod launcher;
 mod report;
 mod run;
 mod scaling;

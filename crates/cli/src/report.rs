@@ -9,7 +9,10 @@ use serde_json::{json, Value};
 
 use parallax_analysis::concurrency::{self, Concurrency};
 use parallax_analysis::executor::Executor;
-use parallax_analysis::profile::{ExperimentProfile, FlatRow, PathRow, Source, Times};
+use parallax_analysis::names::{kind_label, LocationNames};
+use parallax_analysis::profile::{
+    ExperimentProfile, FlatRow, LocationProfile, PathRow, Source, Times,
+};
 use parallax_model::defs::Probe;
 use parallax_model::experiment::Experiment;
 use parallax_report::term::{Paint, Progress};
@@ -41,6 +44,9 @@ pub struct Args {
     /// same.
     #[arg(long, value_enum)]
     pub executor: Option<crate::executor::Kind>,
+    /// When to colour the text.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: crate::launcher::Color,
 }
 
 pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
@@ -57,15 +63,21 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     if a.json {
         crate::out(&(serde_json::to_string_pretty(&to_json(&exp, &prof))? + "\n"))?;
     } else {
-        crate::out(&text(&exp, &prof, a.top, !a.total_only))?;
+        crate::out(&text(&exp, &prof, a.top, !a.total_only, a.color.paint()))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// The whole report as text, at most `top` rows per table and 100
-/// columns wide; coloured when stdout is a terminal.
-pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location: bool) -> String {
-    let paint = Paint::stdout();
+/// columns wide, in the styles of `paint`.
+pub fn text(
+    exp: &Experiment,
+    prof: &ExperimentProfile,
+    top: usize,
+    per_location: bool,
+    paint: Paint,
+) -> String {
+    let names = LocationNames::new(exp);
     let mut s = String::new();
     summary(&mut s, exp, prof);
     let progress = Progress::new("concurrency profile", 0);
@@ -84,34 +96,31 @@ pub fn text(exp: &Experiment, prof: &ExperimentProfile, top: usize, per_location
         );
         wrap(&mut s, &head, &hist, 12);
     }
+    let all = Whole::of(prof.locations.iter(), "(all locations)");
     let _ = writeln!(
         s,
         "\n{}",
         paint.bold("Flat profile, all locations (sorted by exclusive time)")
     );
-    flat_table(&mut s, &paint, &prof.flat_total(exp), top);
+    flat_table(&mut s, &paint, &all, &prof.flat_total(exp), top);
     let _ = writeln!(s, "\n{}", paint.bold("Call paths, all locations"));
-    path_table(&mut s, &prof.paths_total(exp), top * 2);
+    path_table(&mut s, &all, &prof.paths_total(exp), top * 2);
     if per_location {
         for (i, l) in prof.locations.iter().enumerate() {
-            let name = if l.name.is_empty() {
-                String::new()
-            } else {
-                format!(" \"{}\"", l.name)
-            };
             let src = match l.source {
                 Source::Runtime => "runtime profile",
                 Source::Trace => "derived from the trace",
             };
-            let head = format!("Location {}:{}{}", l.rank, l.thread, name);
+            let head = format!("Location {}", names.label(l.rank, l.thread));
             let _ = writeln!(
                 s,
                 "\n{} {}",
                 paint.bold(&head),
                 paint.dim(&format!("({src})"))
             );
-            flat_table(&mut s, &paint, &prof.flat_location(exp, i), top);
-            path_table(&mut s, &prof.paths_location(exp, i), top);
+            let whole = Whole::of(std::iter::once(l), "(whole location)");
+            flat_table(&mut s, &paint, &whole, &prof.flat_location(exp, i), top);
+            path_table(&mut s, &whole, &prof.paths_location(exp, i), top);
         }
     }
     for w in &prof.warnings {
@@ -243,23 +252,96 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
     let _ = writeln!(s, "Longest top-level region  {}", fmt::ns(wall));
 }
 
+/// The whole time of one location or of several, which a table's shares
+/// are of: their measured time, and the part outside recorded regions.
+struct Whole {
+    label: &'static str,
+    /// Measured time, ns (time in regions where it is unknown).
+    ns: f64,
+    /// Time outside any recorded region, ns.
+    outside_ns: f64,
+    /// Locations whose measured time is unknown (only a profile of a
+    /// thread other than the initial one).
+    unknown: usize,
+}
+
+impl Whole {
+    fn of<'a>(locs: impl Iterator<Item = &'a LocationProfile>, label: &'static str) -> Whole {
+        let mut w = Whole {
+            label,
+            ns: 0.0,
+            outside_ns: 0.0,
+            unknown: 0,
+        };
+        for l in locs {
+            w.ns += l.whole_ns();
+            w.outside_ns += l.outside_ns();
+            w.unknown += usize::from(l.measured_ns.is_none());
+        }
+        w
+    }
+
+    fn share(&self, ns: f64) -> f64 {
+        if self.ns > 0.0 {
+            100.0 * ns / self.ns
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Label of the time outside any recorded region.
+pub(crate) const OUTSIDE: &str = "(outside recorded regions)";
+
 /// Columns: excl% 6, exclusive 10, inclusive 10, calls 11, mean 10, sd
-/// 10, kind 13, then the region in what is left of [`WIDTH`].
-fn flat_table(s: &mut String, paint: &Paint, rows: &[FlatRow], top: usize) {
+/// 10, kind 13, then the region in what is left of [`WIDTH`]. The first
+/// rows are the whole measured time and the time outside any recorded
+/// region (labelled from the kind column on, which they leave empty);
+/// shares are of the whole.
+fn flat_table(s: &mut String, paint: &Paint, whole: &Whole, rows: &[FlatRow], top: usize) {
     const REGION: usize = WIDTH - 80;
-    let total: f64 = rows.iter().map(|r| r.times.exclusive).sum();
     let head = format!(
         "  {:>6} {:>10} {:>10} {:>11} {:>10} {:>10}  {:<13} region",
         "excl%", "exclusive", "inclusive", "calls", "mean", "sd", "kind"
     );
     let _ = writeln!(s, "{}", paint.dim(&head));
+    let _ = writeln!(
+        s,
+        "  {:>6} {:>10} {:>10} {:>11} {:>10} {:>10}  {}",
+        "100.0%",
+        "",
+        fmt::ns(whole.ns),
+        "",
+        "",
+        "",
+        whole.label
+    );
+    if whole.unknown > 0 {
+        let _ = writeln!(
+            s,
+            "  {}",
+            paint.dim(&format!(
+                "(measured time unknown for {} location(s) with only a profile: their time \
+                 in regions stands for it)",
+                whole.unknown
+            ))
+        );
+    }
+    let pct = whole.share(whole.outside_ns);
+    let _ = writeln!(
+        s,
+        "  {} {:>10} {:>10} {:>11} {:>10} {:>10}  {}",
+        paint.share(pct, &format!("{pct:>5.1}%")),
+        fmt::ns(whole.outside_ns),
+        fmt::ns(whole.outside_ns),
+        "",
+        "",
+        "",
+        OUTSIDE
+    );
     for r in rows.iter().take(top) {
         let t = &r.times;
-        let pct = if total > 0.0 {
-            100.0 * t.exclusive / total
-        } else {
-            0.0
-        };
+        let pct = whole.share(t.exclusive);
         let _ = writeln!(
             s,
             "  {} {:>10} {:>10} {:>11} {:>10} {:>10}  {:<13} {}",
@@ -269,7 +351,7 @@ fn flat_table(s: &mut String, paint: &Paint, rows: &[FlatRow], top: usize) {
             fmt::count(t.count),
             fmt::ns(t.mean()),
             fmt::ns(t.std_dev()),
-            r.kind.map_or("", |k| k.name()),
+            r.kind.map_or("", |k| kind_label(k, &r.region)),
             fmt::fit(&r.region, REGION)
         );
     }
@@ -282,15 +364,26 @@ fn flat_table(s: &mut String, paint: &Paint, rows: &[FlatRow], top: usize) {
     }
 }
 
-fn path_table(s: &mut String, rows: &[PathRow], top: usize) {
+/// The call paths under a root row of the whole measured time (its
+/// exclusive time is the time outside any recorded region).
+fn path_table(s: &mut String, whole: &Whole, rows: &[PathRow], top: usize) {
     let _ = writeln!(
         s,
         "  {:>11} {:>11} {:>11} {:>5}  call path",
         "inclusive", "exclusive", "calls", "locs"
     );
+    let _ = writeln!(
+        s,
+        "  {:>11} {:>11} {:>11} {:>5}  {}",
+        fmt::ns(whole.ns),
+        fmt::ns(whole.outside_ns),
+        "",
+        "",
+        whole.label
+    );
     for r in rows.iter().take(top) {
         let name = r.path.last().map(String::as_str).unwrap_or("");
-        let indent = "  ".repeat(r.depth.min(20));
+        let indent = "  ".repeat(r.depth.min(20) + 1);
         let _ = writeln!(
             s,
             "  {:>11} {:>11} {:>11} {:>5}  {}{}",
@@ -319,13 +412,19 @@ fn times_json(t: &Times) -> Value {
     })
 }
 
-fn flat_json(rows: &[FlatRow]) -> Value {
+/// Flat rows, each with its share of `whole_ns` (the measured time).
+fn flat_json(rows: &[FlatRow], whole_ns: f64) -> Value {
     Value::Array(
         rows.iter()
             .map(|r| {
                 let mut v = times_json(&r.times);
                 v["region"] = json!(r.region);
-                v["kind"] = json!(r.kind.map(|k| k.name()));
+                v["share"] = json!(if whole_ns > 0.0 {
+                    r.times.exclusive / whole_ns
+                } else {
+                    0.0
+                });
+                v["kind"] = json!(r.kind.map(|k| kind_label(k, &r.region)));
                 v["category"] = json!(r.kind.map(|k| k.category().name()));
                 v
             })
@@ -373,6 +472,7 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
             })
         })
         .collect();
+    let names = LocationNames::new(exp);
     let locations: Vec<Value> = prof
         .locations
         .iter()
@@ -382,13 +482,17 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
                 "rank": l.rank,
                 "thread": l.thread,
                 "name": l.name,
+                "location": names.label(l.rank, l.thread),
+                "measured_ns": l.measured_ns,
+                "outside_ns": l.outside_ns(),
                 "source": match l.source { Source::Runtime => "runtime", Source::Trace => "trace" },
-                "flat": flat_json(&prof.flat_location(exp, i)),
+                "flat": flat_json(&prof.flat_location(exp, i), l.whole_ns()),
                 "paths": paths_json(&prof.paths_location(exp, i)),
                 "categories_ns": prof.categories(exp, i).iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
             })
         })
         .collect();
+    let all = Whole::of(prof.locations.iter(), "(all locations)");
     let conc = concurrency_of(exp).map(|c| {
         json!({
             "locations": c.locations,
@@ -402,7 +506,12 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
         "experiment": exp.dir,
         "concurrency": conc,
         "processes": processes,
-        "total": {"flat": flat_json(&prof.flat_total(exp)), "paths": paths_json(&prof.paths_total(exp))},
+        "total": {
+            "measured_ns": all.ns,
+            "outside_ns": all.outside_ns,
+            "flat": flat_json(&prof.flat_total(exp), all.ns),
+            "paths": paths_json(&prof.paths_total(exp)),
+        },
         "locations": locations,
         "warnings": prof.warnings,
     })

@@ -53,6 +53,9 @@ pub struct Args {
     /// Do not print the report when the program ends.
     #[arg(long)]
     pub no_report: bool,
+    /// When to colour the report.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: crate::launcher::Color,
     /// Do not measure the processes the program starts (fork, exec);
     /// by default each is measured as a process of its own.
     #[arg(long)]
@@ -114,13 +117,7 @@ struct UnderLauncher {
 
 fn under_launcher() -> Option<UnderLauncher> {
     let var = |names: &[&str]| names.iter().find_map(|n| std::env::var(n).ok());
-    let rank = var(&[
-        "OMPI_COMM_WORLD_RANK",
-        "PMIX_RANK",
-        "PMI_RANK",
-        "SLURM_PROCID",
-    ])?;
-    let rank = rank.trim().parse().ok()?;
+    let rank = crate::launcher::rank()?;
     let ranks = var(&["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"])
         .and_then(|s| s.trim().parse().ok());
     let job = var(&["OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE", "PMI_JOBID"])
@@ -390,7 +387,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         }
     };
     if let Some(s) = symbols::resolve_experiment(&out, mine) {
-        eprintln!("parallax: {s}");
+        // Said once per run, as the other messages: every rank's would
+        // read alike.
+        if lead {
+            eprintln!("parallax: {s}");
+        }
     }
     if !lead {
         return Ok(exit_code(&status));
@@ -422,7 +423,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             // Recorded before the report, which a closed pipe cuts short.
             crate::db::record(&a.db, &exp, prof.as_ref(), Some(&target), meta);
             if let Some(p) = &prof {
-                crate::out(&crate::report::text(&exp, p, 10, false))?;
+                crate::out(&crate::report::text(&exp, p, 10, false, a.color.paint()))?;
             }
             eprintln!(
                 "parallax: experiment in {} (`parallax report {}` for all locations)",

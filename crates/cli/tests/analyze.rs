@@ -96,7 +96,7 @@ fn lock_contention_names_the_holder_with_a_hint() {
     let o = parallax().arg("analyze").arg(&exp).output().unwrap();
     let text = stdout(&o);
     assert!(
-        text.contains("lock_wait") && text.contains("caused by: rank 0 thread 1"),
+        text.contains("lock_wait") && text.contains("caused by: thread 1"),
         "{text}"
     );
 }

@@ -46,7 +46,7 @@ fn demo_measures_and_reports_the_workload() {
         "Barrier::wait",
         "compute",
         "Mutex::lock",
-        "Location 0:",
+        "Location worker-0 (thread ",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }

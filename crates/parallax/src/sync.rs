@@ -2,42 +2,162 @@
 //! region of the matching generic operation type with the events that let
 //! analyses pair acquire with release and wait with post.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::BTreeMap;
+use std::panic::Location;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{
     Condvar as StdCondvar, LockResult, MutexGuard, OnceLock, PoisonError, WaitTimeoutResult,
 };
 use std::time::Duration;
 
-use parallax_model::event::{CollectiveOp, NO_ITERATION, NO_ROOT};
+use parallax_model::event::{CollectiveOp, RegionId, NO_ITERATION, NO_ROOT};
 use parallax_model::region::RegionKind;
 
 use crate::clock;
 use crate::events;
-use crate::region::Callsite;
+use crate::process::FLAGS;
+use crate::region;
 
-static LOCK_SITE: Callsite = Callsite::new("Mutex::lock", RegionKind::Lock, file!(), line!());
-static UNLOCK_SITE: Callsite = Callsite::new("Mutex::unlock", RegionKind::Unlock, file!(), line!());
-static BARRIER_SITE: Callsite =
-    Callsite::new("Barrier::wait", RegionKind::Barrier, file!(), line!());
-static SEM_WAIT_SITE: Callsite =
-    Callsite::new("Semaphore::acquire", RegionKind::SemWait, file!(), line!());
-static SEM_POST_SITE: Callsite =
-    Callsite::new("Semaphore::release", RegionKind::SemPost, file!(), line!());
-static COND_WAIT_SITE: Callsite =
-    Callsite::new("Condvar::wait", RegionKind::SemWait, file!(), line!());
-static COND_TIMED_SITE: Callsite = Callsite::new(
-    "Condvar::wait_timeout",
-    RegionKind::SemWait,
-    file!(),
-    line!(),
-);
-static NOTIFY_ONE_SITE: Callsite =
-    Callsite::new("Condvar::notify_one", RegionKind::SemPost, file!(), line!());
-static NOTIFY_ALL_SITE: Callsite =
-    Callsite::new("Condvar::notify_all", RegionKind::SemPost, file!(), line!());
-static ADVANCE_SITE: Callsite =
-    Callsite::new("SyncVar::advance", RegionKind::Advance, file!(), line!());
-static AWAIT_SITE: Callsite = Callsite::new("SyncVar::await", RegionKind::Await, file!(), line!());
+/// An operation of these primitives. Each call site of one gets a region
+/// of its own, named after the operation and placed at the caller's file
+/// and line (`#[track_caller]`), so that a report or a finding points at
+/// the code that locked or waited, not at this file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Op {
+    Lock,
+    Unlock,
+    Barrier,
+    SemWait,
+    SemPost,
+    CondWait,
+    CondTimed,
+    NotifyOne,
+    NotifyAll,
+    Advance,
+    Await,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Lock => "Mutex::lock",
+            Op::Unlock => "Mutex::unlock",
+            Op::Barrier => "Barrier::wait",
+            Op::SemWait => "Semaphore::acquire",
+            Op::SemPost => "Semaphore::release",
+            Op::CondWait => "Condvar::wait",
+            Op::CondTimed => "Condvar::wait_timeout",
+            Op::NotifyOne => "Condvar::notify_one",
+            Op::NotifyAll => "Condvar::notify_all",
+            Op::Advance => "SyncVar::advance",
+            Op::Await => "SyncVar::await",
+        }
+    }
+
+    fn kind(self) -> RegionKind {
+        match self {
+            Op::Lock => RegionKind::Lock,
+            Op::Unlock => RegionKind::Unlock,
+            Op::Barrier => RegionKind::Barrier,
+            Op::SemWait | Op::CondWait | Op::CondTimed => RegionKind::SemWait,
+            Op::SemPost | Op::NotifyOne | Op::NotifyAll => RegionKind::SemPost,
+            Op::Advance => RegionKind::Advance,
+            Op::Await => RegionKind::Await,
+        }
+    }
+}
+
+/// Slots of the table of call sites already registered: more than the
+/// call sites of these primitives in most programs; the rest go through
+/// [`SITES`].
+const SLOTS: usize = 512;
+/// Slots tried after a key's own.
+const PROBES: usize = 8;
+
+/// Call site (its `Location`'s address and the operation) → region id,
+/// read without a lock. A slot's id is written before its key, both once.
+static KEYS: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+static IDS: [AtomicU32; SLOTS] = [const { AtomicU32::new(0) }; SLOTS];
+
+/// Every call site registered, by operation, file, line and column: one
+/// region per site even where the same site has several `Location`s
+/// (generic code compiled in several units).
+static SITES: std::sync::Mutex<BTreeMap<Site, RegionId>> = std::sync::Mutex::new(BTreeMap::new());
+
+/// A call site: operation, file, line, column.
+type Site = (Op, &'static str, u32, u32);
+
+/// The region of `op` called at `at`; 0 when not measuring.
+#[inline]
+fn site(op: Op, at: &'static Location<'static>) -> RegionId {
+    if FLAGS.load(Ordering::Relaxed) == 0 {
+        return 0;
+    }
+    let key = (at as *const Location<'static> as usize) << 4 | op as usize;
+    let home = (key >> 4).wrapping_mul(0x9E37_79B9) % SLOTS;
+    for i in 0..PROBES {
+        let s = (home + i) % SLOTS;
+        match KEYS[s].load(Ordering::Acquire) {
+            k if k == key => return IDS[s].load(Ordering::Relaxed),
+            0 => break,
+            _ => {}
+        }
+    }
+    register_site(op, at, key, home)
+}
+
+/// Registers the region of `op` at `at` (once per site) and remembers it
+/// under `key`.
+#[cold]
+#[inline(never)]
+fn register_site(op: Op, at: &'static Location<'static>, key: usize, home: usize) -> RegionId {
+    let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let id = match sites.get(&(op, at.file(), at.line(), at.column())) {
+        Some(&id) => id,
+        None => {
+            let id = region::register_region(op.name(), op.kind(), at.file(), at.line());
+            if id == 0 {
+                // Not measuring (yet): nothing to remember.
+                return 0;
+            }
+            sites.insert((op, at.file(), at.line(), at.column()), id);
+            id
+        }
+    };
+    // Remembered while holding the lock: one writer at a time.
+    for i in 0..PROBES {
+        let s = (home + i) % SLOTS;
+        let k = KEYS[s].load(Ordering::Relaxed);
+        if k == key {
+            break;
+        }
+        if k == 0 {
+            IDS[s].store(id, Ordering::Relaxed);
+            KEYS[s].store(key, Ordering::Release);
+            break;
+        }
+    }
+    id
+}
+
+/// A region of one call site, left on drop.
+struct Entered(bool);
+
+impl Entered {
+    #[inline]
+    fn new(id: RegionId) -> Entered {
+        Entered(id != 0 && region::enter(id))
+    }
+}
+
+impl Drop for Entered {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0 {
+            region::leave();
+        }
+    }
+}
 
 fn id_of<T: ?Sized>(x: &T) -> u64 {
     x as *const T as *const u8 as usize as u64
@@ -55,6 +175,8 @@ pub struct Mutex<T: ?Sized> {
 pub struct Guard<'a, T: ?Sized> {
     inner: Option<MutexGuard<'a, T>>,
     id: u64,
+    /// Where the lock was taken: its release is recorded there too.
+    at: &'static Location<'static>,
 }
 
 impl<T> Mutex<T> {
@@ -73,15 +195,21 @@ impl<T> Mutex<T> {
 
 impl<T: ?Sized> Mutex<T> {
     /// Locks, recording the request, the acquisition and the time waited.
+    #[track_caller]
     pub fn lock(&self) -> LockResult<Guard<'_, T>> {
         let id = id_of(self);
-        let region = LOCK_SITE.enter();
+        let at = Location::caller();
+        let region = Entered::new(site(Op::Lock, at));
         events::lock_request(id);
         let r = self.inner.lock();
         clock::order();
         events::lock_acquired(id);
         drop(region);
-        map_lock(r, |g| Guard { inner: Some(g), id })
+        map_lock(r, |g| Guard {
+            inner: Some(g),
+            id,
+            at,
+        })
     }
 }
 
@@ -106,7 +234,7 @@ impl<T: ?Sized> Drop for Guard<'_, T> {
     fn drop(&mut self) {
         // Empty once a condition wait took the lock over.
         if let Some(g) = self.inner.take() {
-            let _r = UNLOCK_SITE.enter();
+            let _r = Entered::new(site(Op::Unlock, self.at));
             events::lock_release(self.id);
             clock::order();
             drop(g);
@@ -133,30 +261,43 @@ impl Condvar {
 
     /// Releases `guard`'s lock, waits for a notification (or a spurious
     /// wake-up: check the condition in a loop) and locks again.
+    #[track_caller]
     pub fn wait<'a, T>(&self, guard: Guard<'a, T>) -> LockResult<Guard<'a, T>> {
-        let _r = COND_WAIT_SITE.enter();
-        let (id, inner) = release(guard);
+        let _r = Entered::new(site(Op::CondWait, Location::caller()));
+        let (id, at, inner) = release(guard);
         let r = self.inner.wait(inner);
         self.relocked(id, true);
-        map_lock(r, |g| Guard { inner: Some(g), id })
+        map_lock(r, |g| Guard {
+            inner: Some(g),
+            id,
+            at,
+        })
     }
 
     /// As [`Condvar::wait`], for at most `dur`; a wait that times out
     /// took no notification (and is recorded without one).
+    #[track_caller]
     pub fn wait_timeout<'a, T>(
         &self,
         guard: Guard<'a, T>,
         dur: Duration,
     ) -> LockResult<(Guard<'a, T>, WaitTimeoutResult)> {
-        let _r = COND_TIMED_SITE.enter();
-        let (id, inner) = release(guard);
+        let _r = Entered::new(site(Op::CondTimed, Location::caller()));
+        let (id, at, inner) = release(guard);
         let r = self.inner.wait_timeout(inner, dur);
         let timed_out = match &r {
             Ok((_, t)) => t.timed_out(),
             Err(p) => p.get_ref().1.timed_out(),
         };
         self.relocked(id, !timed_out);
-        map_lock(r, |(g, t)| (Guard { inner: Some(g), id }, t))
+        map_lock(r, |(g, t)| {
+            let g = Guard {
+                inner: Some(g),
+                id,
+                at,
+            };
+            (g, t)
+        })
     }
 
     /// Records the end of a wait: the notification taken, if one ended
@@ -171,16 +312,18 @@ impl Condvar {
     }
 
     /// Wakes one waiting thread.
+    #[track_caller]
     pub fn notify_one(&self) {
-        let _r = NOTIFY_ONE_SITE.enter();
+        let _r = Entered::new(site(Op::NotifyOne, Location::caller()));
         events::sem_post(id_of(self));
         clock::order();
         self.inner.notify_one();
     }
 
     /// Wakes every waiting thread.
+    #[track_caller]
     pub fn notify_all(&self) {
-        let _r = NOTIFY_ALL_SITE.enter();
+        let _r = Entered::new(site(Op::NotifyAll, Location::caller()));
         events::sem_post(id_of(self));
         clock::order();
         self.inner.notify_all();
@@ -196,15 +339,15 @@ fn map_lock<A, B>(r: LockResult<A>, f: impl FnOnce(A) -> B) -> LockResult<B> {
 }
 
 /// Takes the lock out of `guard` for a condition wait, recording its
-/// release.
-fn release<'a, T>(mut guard: Guard<'a, T>) -> (u64, MutexGuard<'a, T>) {
+/// release; returns the lock's id, where it was taken, and the lock.
+fn release<'a, T>(mut guard: Guard<'a, T>) -> (u64, &'static Location<'static>, MutexGuard<'a, T>) {
     let inner = guard
         .inner
         .take()
         .expect("guard holds the lock until dropped");
     events::lock_release(guard.id);
     clock::order();
-    (guard.id, inner)
+    (guard.id, guard.at, inner)
 }
 
 /// A barrier whose waits are recorded as collectives of kind barrier (group
@@ -246,8 +389,9 @@ impl Barrier {
     }
 
     /// Waits for all threads; true for one of them (the leader).
+    #[track_caller]
     pub fn wait(&self) -> bool {
-        let _r = BARRIER_SITE.enter();
+        let _r = Entered::new(site(Op::Barrier, Location::caller()));
         events::collective_begin();
         clock::order();
         let leader = self.inner.wait().is_leader();
@@ -275,8 +419,9 @@ impl Semaphore {
     }
 
     /// Takes one permit, waiting for it.
+    #[track_caller]
     pub fn acquire(&self) {
-        let _r = SEM_WAIT_SITE.enter();
+        let _r = Entered::new(site(Op::SemWait, Location::caller()));
         let mut c = self.count.lock().unwrap_or_else(|e| e.into_inner());
         while *c == 0 {
             c = self.cv.wait(c).unwrap_or_else(|e| e.into_inner());
@@ -288,8 +433,9 @@ impl Semaphore {
     }
 
     /// Returns one permit.
+    #[track_caller]
     pub fn release(&self) {
-        let _r = SEM_POST_SITE.enter();
+        let _r = Entered::new(site(Op::SemPost, Location::caller()));
         events::sem_post(id_of(self));
         clock::order();
         *self.count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
@@ -313,16 +459,18 @@ impl SyncVar {
     }
 
     /// Sets the variable to `index` (indices only grow).
+    #[track_caller]
     pub fn advance(&self, index: u64) {
-        let _r = ADVANCE_SITE.enter();
+        let _r = Entered::new(site(Op::Advance, Location::caller()));
         events::advance(id_of(self), index);
         clock::order();
         self.value.fetch_max(index, Ordering::Release);
     }
 
     /// Waits until the variable reaches `index`.
+    #[track_caller]
     pub fn await_index(&self, index: u64) {
-        let _r = AWAIT_SITE.enter();
+        let _r = Entered::new(site(Op::Await, Location::caller()));
         let mut spins = 0u32;
         while self.value.load(Ordering::Acquire) < index {
             spins += 1;

@@ -29,6 +29,11 @@ impl Paint {
         }
     }
 
+    /// Styles if `on`, else none.
+    pub fn new(on: bool) -> Paint {
+        Paint { on }
+    }
+
     /// No styles.
     pub fn plain() -> Paint {
         Paint { on: false }

@@ -15,6 +15,7 @@ use super::{
     RegionBalance, Report, Where,
 };
 use crate::executor::Executor;
+use crate::names::LocationNames;
 use crate::trace::Loc;
 
 const NS: f64 = 1e-9;
@@ -37,6 +38,9 @@ fn path_names(table: &Table, paths: &[PathStats], mut p: u32) -> Vec<String> {
 
 struct Ctx<'a> {
     locs: &'a [Loc],
+    /// Per location: whether it is its process's initial thread.
+    main: &'a [bool],
+    names: &'a LocationNames,
     table: &'a Table,
     cfg: &'a Config,
     wall_ns: f64,
@@ -50,6 +54,11 @@ impl Ctx<'_> {
                 rank: l.rank,
                 thread: l.thread,
             })
+    }
+
+    /// How a location is named in findings and hints.
+    fn label(&self, at: Where) -> String {
+        self.names.label(at.rank, at.thread)
     }
 
     fn bar_ns(&self) -> f64 {
@@ -94,9 +103,7 @@ impl Ctx<'_> {
             })
             .collect();
         cs.sort_by(|a, b| b.severity_s.total_cmp(&a.severity_s).then(a.at.cmp(&b.at)));
-        let first = cs
-            .first()
-            .map(|c| format!("rank {} thread {}", c.at.rank, c.at.thread));
+        let first = cs.first().map(|c| self.label(c.at));
         Finding {
             pattern,
             severity_s: ns * NS,
@@ -116,9 +123,12 @@ impl Ctx<'_> {
     }
 }
 
-/// Builds the report from every location's results.
+/// Builds the report from every location's results; `main` tells, per
+/// location, whether it is its process's initial thread.
 pub fn assemble(
     locs: &[Loc],
+    main: &[bool],
+    names: &LocationNames,
     table: &Table,
     results: Vec<LocResult>,
     cfg: &Config,
@@ -135,6 +145,8 @@ pub fn assemble(
     let wall_ns = if last >= first { last - first } else { 0.0 };
     let cx = Ctx {
         locs,
+        main,
+        names,
         table,
         cfg,
         wall_ns,
@@ -279,8 +291,14 @@ pub fn assemble(
                 rep.uncontrollable_s += extra.max(0.0) * NS;
             }
         }
+        let span = match (res.first, res.last) {
+            (Some(a), Some(b)) => (b - a).max(0.0),
+            _ => 0.0,
+        };
+        rep.measured_s += span * NS;
         rep.balance.push(Balance {
             at: cx.at(li),
+            measured_s: span * NS,
             computation_s: res.categories[Category::Computation as usize] * NS,
             communication_s: res.categories[Category::Communication as usize] * NS,
             synchronization_s: res.categories[Category::Synchronization as usize] * NS,
@@ -380,9 +398,12 @@ fn competing_rma(results: &mut [LocResult]) -> f64 {
     alone
 }
 
-/// Peer groups: the main threads of all processes, and the other threads.
-fn group(l: &Loc) -> usize {
-    usize::from(l.thread != 0)
+/// Peer groups: the initial threads of all processes (an MPI program's
+/// ranks), and the other threads. A thread's number says nothing here:
+/// the runtime numbers threads in the order they first record, and a
+/// pool's worker often records before the main thread.
+fn group(cx: &Ctx, li: usize) -> usize {
+    usize::from(!cx.main.get(li).copied().unwrap_or(false))
 }
 
 /// By (peer group, region): (location, exclusive time, its heaviest path).
@@ -392,11 +413,23 @@ type PerRegion = BTreeMap<(usize, u32), Vec<(u32, f64, u32)>>;
 type Blocks = BTreeMap<u64, (u64, f64, Vec<(u64, u32)>)>;
 
 /// Load balance per region (event level) and per location (high level).
+///
+/// A region's time is compared across the locations of one peer group
+/// that ran it, never with locations that did not. A location's
+/// computation is compared within its team: the locations of its peer
+/// group that ran the region it computed most in (its dominant region),
+/// or, when that is the time outside any region, those whose dominant
+/// region is also outside. A pool's workers are thus compared with each
+/// other, not with a thread that only wrote the result.
 fn imbalance(cx: &Ctx, results: &[LocResult], rep: &mut Report, findings: &mut Vec<Finding>) {
-    // Exclusive computation per (group, region, location).
+    // Exclusive computation per (group, region, location), and each
+    // location's dominant computation region (OUTSIDE included) with its
+    // heaviest path.
     let mut per: PerRegion = BTreeMap::new();
+    let mut dominant: Vec<(u32, u32)> = Vec::with_capacity(results.len());
     for (li, res) in results.iter().enumerate() {
         let mut by_region: BTreeMap<u32, (f64, u32, f64)> = BTreeMap::new();
+        let outside = res.paths.first().map_or(0.0, |s| s.excl);
         for (p, s) in res.paths.iter().enumerate().skip(1) {
             if is_computation(cx.table.kind(s.region)) && s.excl > 0.0 {
                 let e = by_region.entry(s.region).or_insert((0.0, p as u32, 0.0));
@@ -407,7 +440,13 @@ fn imbalance(cx: &Ctx, results: &[LocResult], rep: &mut Report, findings: &mut V
                 }
             }
         }
-        let g = cx.locs.get(li).map_or(0, group);
+        let top = by_region
+            .iter()
+            .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0).then(b.0.cmp(a.0)))
+            .filter(|e| e.1 .0 > outside)
+            .map_or((regions::OUTSIDE, 0), |(&r, e)| (r, e.1));
+        dominant.push(top);
+        let g = group(cx, li);
         for (r, (t, p, _)) in by_region {
             per.entry((g, r)).or_default().push((li as u32, t, p));
         }
@@ -449,40 +488,47 @@ fn imbalance(cx: &Ctx, results: &[LocResult], rep: &mut Report, findings: &mut V
             .total_cmp(&(a.max_s - a.mean_s))
             .then(a.region.cmp(&b.region))
     });
-    rep.regions.truncate(20);
-    // High level: computation per location within its peer group.
-    for g in 0..2 {
-        let members: Vec<usize> = (0..results.len())
-            .filter(|&i| cx.locs.get(i).map(group) == Some(g))
+    // High level: computation per location within its team.
+    let comp = |i: usize| results[i].categories[Category::Computation as usize];
+    let teams: std::collections::BTreeSet<(usize, u32)> = dominant
+        .iter()
+        .enumerate()
+        .map(|(li, d)| (group(cx, li), d.0))
+        .collect();
+    for &(g, region) in &teams {
+        let ran = |i: usize| {
+            if region == regions::OUTSIDE {
+                dominant[i].0 == regions::OUTSIDE
+            } else {
+                per.get(&(g, region))
+                    .is_some_and(|v| v.iter().any(|e| e.0 as usize == i))
+            }
+        };
+        let team: Vec<usize> = (0..results.len())
+            .filter(|&i| group(cx, i) == g && ran(i))
             .collect();
-        if members.len() < 2 {
+        if team.len() < 2 {
             continue;
         }
-        let comp = |i: usize| results[i].categories[Category::Computation as usize];
-        let mean = members.iter().map(|&i| comp(i)).sum::<f64>() / members.len() as f64;
-        let &ml = members
+        let mean = team.iter().map(|&i| comp(i)).sum::<f64>() / team.len() as f64;
+        let Some(&ml) = team
             .iter()
+            .filter(|&&i| dominant[i].0 == region)
             .max_by(|&&a, &&b| comp(a).total_cmp(&comp(b)).then(b.cmp(&a)))
-            .expect("two or more");
+        else {
+            continue;
+        };
         let max = comp(ml);
         if max - mean >= cx.bar_ns()
             && max >= cx.cfg.imbalance_ratio * mean
             && !flagged.contains(&(ml as u32))
         {
-            let res = &results[ml];
-            // Named after its largest computation region, if any.
-            let path = res
-                .paths
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| is_computation(cx.table.kind(s.region)))
-                .max_by(|a, b| a.1.excl.total_cmp(&b.1.excl))
-                .map_or(0, |(p, _)| p as u32);
+            flagged.push(ml as u32);
             findings.push(cx.finding(
                 Pattern::LoadImbalance,
                 ml as u32,
-                res,
-                path,
+                &results[ml],
+                dominant[ml].1,
                 max - mean,
                 1,
                 &[(ml as u32, max - mean)],
@@ -567,6 +613,9 @@ fn critical(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
 /// Block-level balance per communicator.
 fn blocks(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
     let mut by: Blocks = BTreeMap::new();
+    // Where each communicator or barrier was first met: location, call
+    // path, members.
+    let mut sites: BTreeMap<u64, (usize, u32, u64)> = BTreeMap::new();
     for (li, res) in results.iter().enumerate() {
         for (&comm, &(n, imb, worst)) in &res.blocks {
             let e = by.entry(comm).or_insert((0, 0.0, Vec::new()));
@@ -574,11 +623,19 @@ fn blocks(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
             e.1 += imb;
             e.2.push((worst, li as u32));
         }
+        for (&comm, &(path, members)) in &res.coll_sites {
+            sites.entry(comm).or_insert((li, path, members));
+        }
     }
+    let names = object_names(cx, results, &sites);
     rep.blocks = by
         .into_iter()
         .map(|(comm, (blocks, imb, worst))| BlockBalance {
             comm,
+            name: names
+                .get(&comm)
+                .cloned()
+                .unwrap_or_else(|| format!("communicator {comm:#x}")),
             blocks,
             imbalance_s: imb * NS,
             worst: worst
@@ -588,4 +645,65 @@ fn blocks(cx: &Ctx, results: &[LocResult], rep: &mut Report) {
                 .map(|w| cx.at(w.1)),
         })
         .collect();
+    rep.blocks.sort_by(|a, b| {
+        b.imbalance_s
+            .total_cmp(&a.imbalance_s)
+            .then(a.comm.cmp(&b.comm))
+    });
+}
+
+/// Readable names of communicators and barriers: `MPI_COMM_WORLD (4
+/// ranks)`, `MPI_COMM_SELF (rank 2)`, `communicator #1 (2 ranks)` for the
+/// others in the order of their ids, and `barrier #1 (Barrier::wait at
+/// main.rs:12, 4 threads)` for thread barriers, named after where they
+/// were first waited at.
+fn object_names(
+    cx: &Ctx,
+    results: &[LocResult],
+    sites: &BTreeMap<u64, (usize, u32, u64)>,
+) -> BTreeMap<u64, String> {
+    let mut out = BTreeMap::new();
+    let (mut comms, mut barriers) = (0, 0);
+    for (&comm, &(li, path, members)) in sites {
+        let paths = &results[li].paths;
+        let region = paths
+            .get(path as usize)
+            .map_or(regions::OUTSIDE, |p| p.region);
+        let name = cx.table.name(region);
+        let parallel_model = ["MPI_", "shmem_", "pshmem_"]
+            .iter()
+            .any(|p| name.starts_with(p));
+        let label = if parallel_model {
+            if comm == 0 && name.starts_with("MPI_") {
+                format!("MPI_COMM_WORLD ({members} ranks)")
+            } else if comm >> 63 == 1 && name.starts_with("MPI_") {
+                format!("MPI_COMM_SELF (rank {})", comm & 0xffff_ffff)
+            } else {
+                comms += 1;
+                format!("communicator #{comms} ({members} ranks)")
+            }
+        } else {
+            barriers += 1;
+            let site = match cx
+                .table
+                .regions
+                .get(region as usize)
+                .and_then(|r| r.source.as_ref())
+            {
+                Some(src) => format!("{name} at {src}"),
+                None => {
+                    // A call without a source line (an interposed call) is
+                    // placed by its caller.
+                    let parent = paths.get(path as usize).map_or(0, |p| p.parent);
+                    match paths.get(parent as usize).filter(|_| parent != 0) {
+                        Some(p) => format!("{name} in {}", cx.table.name(p.region)),
+                        None => name.to_string(),
+                    }
+                }
+            };
+            format!("barrier #{barriers} ({site}, {members} threads)")
+        };
+        out.insert(comm, label);
+    }
+    out
 }

@@ -46,7 +46,7 @@ pub fn hint(pattern: Pattern, site: &str, culprit: Option<&str>) -> String {
             "{site} waits for a signal given late{by}: signal as soon as the condition holds, or do more work before waiting"
         ),
         LoadImbalance => format!(
-            "{site} takes longer{by} than on the other locations: split its work evenly (smaller chunks, dynamic scheduling)"
+            "{site} takes longer{by} than on average over the locations that run it: split its work evenly (smaller chunks, dynamic scheduling)"
         ),
         FrequentSmallEvents => format!(
             "{site} is very frequent and short{by}: combine small transfers into bulk ones, batch the calls, or leave it out of the instrumentation"

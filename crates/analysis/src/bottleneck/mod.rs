@@ -18,6 +18,7 @@ pub mod filters;
 mod global;
 pub mod hints;
 pub(crate) mod path;
+pub mod profiles;
 mod regions;
 mod rma;
 pub mod scaling;
@@ -29,6 +30,7 @@ use parallax_model::experiment::Experiment;
 use parallax_model::Error;
 
 use crate::executor::Executor;
+use crate::names::LocationNames;
 use crate::pairing;
 use crate::replay::{self, Board};
 use crate::trace;
@@ -210,6 +212,9 @@ pub struct PathShare {
 pub struct Balance {
     /// Where.
     pub at: Where,
+    /// Its measured time (first to last event), s: what the three parts
+    /// are shares of.
+    pub measured_s: f64,
     /// Computation (time outside communication and synchronization), s.
     pub computation_s: f64,
     /// Communication, s.
@@ -237,8 +242,10 @@ pub struct RegionBalance {
 /// communicator or barrier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockBalance {
-    /// Communicator (or barrier) id.
+    /// Communicator (or barrier) id, as recorded.
     pub comm: u64,
+    /// Its readable name (`MPI_COMM_WORLD (4 ranks)`, `barrier #1 (...)`).
+    pub name: String,
     /// Blocks seen.
     pub blocks: u64,
     /// Sum over blocks of (largest − mean) work, s.
@@ -271,8 +278,17 @@ pub struct Report {
     /// One-sided accesses to the own rank over all one-sided accesses,
     /// when any were recorded.
     pub locality: Option<f64>,
-    /// Waiting with no remote cause found (PPW's "uncontrollable"), s.
+    /// Waiting with no remote cause found (PPW's "uncontrollable"), s,
+    /// summed over locations.
     pub uncontrollable_s: f64,
+    /// The locations' measured time summed, s: the total that sums over
+    /// locations are shares of.
+    pub measured_s: f64,
+    /// How locations are named.
+    pub names: LocationNames,
+    /// Made from profiles alone (the run has no trace): only the
+    /// analyses of [`profiles::FROM_PROFILES`] ran.
+    pub from_profiles: bool,
     /// Dependencies whose partner event was never recorded.
     pub unmatched: u64,
     /// Problems met while reading.
@@ -336,12 +352,20 @@ fn analyze_with(
         return Ok(Some(Report::default()));
     };
     phases.done("collection");
-    let mut report = global::assemble(&locs, &table, results, cfg, exec);
+    let names = LocationNames::new(exp);
+    let main: Vec<bool> = locs.iter().map(|l| is_initial_thread(exp, l)).collect();
+    let mut report = global::assemble(&locs, &main, &names, &table, results, cfg, exec);
+    report.names = names;
     phases.done("global analyses");
     report.unmatched += outcome.forced;
     report.warnings.extend(pairing.warnings.iter().cloned());
     report.warnings.extend(exp.warnings());
     Ok(Some(report))
+}
+
+/// Whether `l` is its process's initial thread.
+pub(crate) fn is_initial_thread(exp: &Experiment, l: &trace::Loc) -> bool {
+    crate::profile::initial_thread(&exp.processes[l.process], l.thread)
 }
 
 /// Findings counted per pattern, for summaries.

@@ -1,7 +1,8 @@
 //! Regions of all processes under one numbering: region ids are local to
 //! a process, but a finding, a delay cost or the critical path speaks of
-//! the same code on every rank, so regions with the same name share a
-//! global id.
+//! the same code on every rank, so regions with the same name and source
+//! line share a global id. Regions of one name at different lines stay
+//! apart: a lock taken at two places is two call sites to look at.
 
 use std::collections::HashMap;
 
@@ -44,7 +45,7 @@ impl Table {
                 source: None,
             },
         ];
-        let mut by_name: HashMap<String, u32> = HashMap::new();
+        let mut by_name: HashMap<(String, Option<String>), u32> = HashMap::new();
         let mut local = Vec::new();
         for p in &exp.processes {
             // Ids beyond this bound (never seen in practice) read as unknown.
@@ -54,14 +55,17 @@ impl Table {
                 if id >= 1 << 20 {
                     continue;
                 }
-                let g = *by_name.entry(r.name.clone()).or_insert_with(|| {
-                    regions.push(Info {
-                        name: r.name.clone(),
-                        kind: r.kind,
-                        source: (!r.file.is_empty()).then(|| format!("{}:{}", r.file, r.line)),
+                let source = (!r.file.is_empty()).then(|| format!("{}:{}", r.file, r.line));
+                let g = *by_name
+                    .entry((r.name.clone(), source.clone()))
+                    .or_insert_with(|| {
+                        regions.push(Info {
+                            name: r.name.clone(),
+                            kind: r.kind,
+                            source,
+                        });
+                        (regions.len() - 1) as u32
                     });
-                    (regions.len() - 1) as u32
-                });
                 map[id as usize] = g;
             }
             local.push(map);

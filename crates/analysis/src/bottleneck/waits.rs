@@ -379,6 +379,9 @@ pub struct LocResult {
     /// Block imbalance by communicator: blocks, (max − mean) ns, times
     /// this location was the slowest.
     pub blocks: FxMap<u64, (u64, f64, u64)>,
+    /// By communicator: the call path of its first collective here and
+    /// its members.
+    pub coll_sites: FxMap<u64, (u32, u64)>,
     /// One-sided accesses: to the own rank, to others.
     pub rma: (u64, u64),
     /// Condition waits released without a paired post: by (call path,
@@ -1145,6 +1148,13 @@ impl<'a> LocPass<'a> {
                     self.cp.adopt(a.last_chain.clone());
                     self.cp.add(g, t - last.0.min(t));
                 }
+                // Where the communicator or barrier was first met, and its
+                // size: what names it.
+                let top = self.top_path();
+                self.res
+                    .coll_sites
+                    .entry(comm)
+                    .or_insert((top, u64::from(n)));
                 // Block-level balance, counted once by the slowest.
                 let b = self.res.blocks.entry(comm).or_insert((0, 0.0, 0));
                 b.0 += 1;
