@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use parallax_analysis::bottleneck::{self, Baselines, Config, Finding, Report};
 use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
+use parallax_output::text::{inert, inert_lines};
 
 /// Arguments of `parallax analyze`.
 #[derive(clap::Args, Debug)]
@@ -68,9 +69,9 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     }
     rep.warnings.extend(warnings);
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&to_json(&rep))? + "\n"))?;
+        crate::console::out(&(serde_json::to_string_pretty(&to_json(&rep))? + "\n"))?;
     } else {
-        crate::out(&text(&rep, a.top))?;
+        crate::console::out(&text(&rep, a.top))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -175,10 +176,11 @@ pub fn text(r: &Report, top: usize) -> String {
             crate::fmt::fit(&f.region, 40)
         );
         if f.path.len() > 1 {
-            wrap_separated(&mut s, "    path:", &f.path, " >", 10);
+            let path: Vec<String> = f.path.iter().map(|x| inert(x).into_owned()).collect();
+            wrap_separated(&mut s, "    path:", &path, " >", 10);
         }
         if let Some(src) = &f.source {
-            let _ = writeln!(s, "    source: {src}");
+            let _ = writeln!(s, "    source: {}", inert(src));
         }
         if !f.culprits.is_empty() {
             let c: Vec<String> = f
@@ -221,7 +223,7 @@ pub fn text(r: &Report, top: usize) -> String {
                 "  rank {:>3} thread {:>3}  {:<32} direct {:>12}  propagated {:>12}",
                 d.at.rank,
                 d.at.thread,
-                d.region,
+                inert(&d.region),
                 ms(d.direct_s),
                 ms(d.propagated_s)
             );
@@ -233,7 +235,7 @@ pub fn text(r: &Report, top: usize) -> String {
             let _ = writeln!(
                 s,
                 "  {:<40} {:>12} {:>6.1}%",
-                p.region,
+                inert(&p.region),
                 ms(p.time_s),
                 100.0 * p.share
             );
@@ -266,7 +268,7 @@ pub fn text(r: &Report, top: usize) -> String {
             let _ = writeln!(
                 s,
                 "  {:<40} {:>12} {:>6.2}  slowest rank {} thread {}",
-                x.region,
+                inert(&x.region),
                 ms(x.max_s - x.mean_s),
                 if x.mean_s > 0.0 {
                     x.max_s / x.mean_s
@@ -306,9 +308,11 @@ pub fn text(r: &Report, top: usize) -> String {
         );
     }
     for w in &r.warnings {
-        let _ = writeln!(s, "warning: {w}");
+        let _ = writeln!(s, "warning: {}", inert(w));
     }
-    fit_lines(&s)
+    // Names reach the hints too: what is left of a name's control
+    // characters is made visible here.
+    fit_lines(&inert_lines(&s))
 }
 
 /// `text` with every line longer than 100 columns wrapped at word

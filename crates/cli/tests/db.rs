@@ -255,7 +255,7 @@ fn a_database_of_schema_version_1_opens_and_is_migrated() {
             &f,
             "SELECT CAST(user_version AS TEXT) FROM pragma_user_version"
         ),
-        "2"
+        "3"
     );
     let show: Value = serde_json::from_str(&ok(db(&f, &["show", "1", "--json"]))).unwrap();
     // Derived from the old profile by the migration: 45 + 23.21 + 0.69 + 30
