@@ -4,11 +4,14 @@
 //! run database and exports make of such names.
 //!
 //! Usage: hostile_names THREAD_NAME REGION...
+//!
+//! An argument cannot hold a NUL: `\0` (a backslash and a zero) in one
+//! stands for it.
 
 fn main() {
     let args: Vec<String> = std::env::args_os()
         .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
+        .map(|a| a.to_string_lossy().replace("\\0", "\0"))
         .collect();
     let Some((thread, regions)) = args.split_first() else {
         eprintln!("usage: hostile_names THREAD_NAME REGION...");

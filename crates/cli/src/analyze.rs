@@ -69,7 +69,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     }
     rep.warnings.extend(warnings);
     if a.json {
-        crate::console::out(&(serde_json::to_string_pretty(&to_json(&rep))? + "\n"))?;
+        crate::console::out_json(&to_json(&rep))?;
     } else {
         crate::console::out(&text(&rep, a.top))?;
     }

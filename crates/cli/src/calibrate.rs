@@ -59,7 +59,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 "batches": c.samples,
             }))).collect::<Vec<_>>(),
         });
-        crate::console::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::console::out_json(&v)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut s = String::new();

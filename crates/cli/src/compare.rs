@@ -45,7 +45,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             "what": x.what, "a_s": x.a_s, "b_s": x.b_s,
             "relative": x.relative, "significant": x.significant,
         })).collect::<Vec<_>>()});
-        crate::console::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::console::out_json(&v)?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let mut s = format!(

@@ -124,7 +124,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         p.commit();
     }
     if a.json {
-        crate::console::out(&(serde_json::to_string_pretty(&to_json(&s, &out))? + "\n"))?;
+        crate::console::out_json(&to_json(&s, &out))?;
     } else {
         // Region and loop names are the measured program's.
         crate::console::out(&parallax_output::text::inert_lines(&text(&s, &out, secs)))?;

@@ -38,3 +38,87 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// Writes `v` to stdout as pretty JSON ([`json`]).
+pub fn out_json<T: serde::Serialize + ?Sized>(v: &T) -> anyhow::Result<()> {
+    out(&(json(v) + "\n"))
+}
+
+/// `v` as pretty JSON in which no string holds a character that a
+/// terminal acts on: JSON escapes the C0 controls itself; DEL, the C1
+/// controls and the bidirectional overrides are written as `\u` escapes
+/// too, which every JSON reader reads back as the same string.
+pub fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, Inert(PrettyFormatter::new()));
+    v.serialize(&mut ser)
+        .expect("JSON values serialize into memory");
+    String::from_utf8(buf).expect("JSON is UTF-8")
+}
+
+use serde_json::ser::{Formatter, PrettyFormatter};
+
+/// The pretty formatter, with string contents escaped as [`json`] says.
+struct Inert<'a>(PrettyFormatter<'a>);
+
+impl Formatter for Inert<'_> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some((i, c)) = rest.char_indices().find(|&(_, c)| {
+            c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        }) {
+            w.write_all(rest[..i].as_bytes())?;
+            write!(w, "\\u{:04x}", c as u32)?;
+            rest = &rest[i + c.len_utf8()..];
+        }
+        w.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}

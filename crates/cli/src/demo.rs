@@ -78,9 +78,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().ok();
     crate::db::record(&a.db, &exp, Some(&prof), exe.as_deref(), meta);
     if a.json {
-        crate::console::out(
-            &(serde_json::to_string_pretty(&crate::report::to_json(&exp, &prof))? + "\n"),
-        )?;
+        crate::console::out_json(&crate::report::to_json(&exp, &prof))?;
     } else {
         crate::console::out(&crate::report::text(&exp, &prof, 10, true))?;
         crate::console::out(&format!(

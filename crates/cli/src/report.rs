@@ -60,7 +60,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     if a.json {
-        crate::console::out(&(serde_json::to_string_pretty(&to_json(&exp, &prof))? + "\n"))?;
+        crate::console::out_json(&to_json(&exp, &prof))?;
     } else {
         crate::console::out(&text(&exp, &prof, a.top, !a.total_only))?;
     }

@@ -44,7 +44,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             "efficiency": p.efficiency, "weak_efficiency": p.weak_efficiency,
             "regions": p.regions,
         })).collect::<Vec<_>>()});
-        crate::console::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::console::out_json(&v)?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let mut s = String::from(

@@ -173,7 +173,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                         .collect::<serde_json::Map<_, _>>()
                 })
                 .collect();
-            crate::console::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+            crate::console::out_json(&v)?;
         } else {
             crate::console::out(&fmt::table(&cols, &rows, 100))?;
         }
@@ -185,7 +185,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             let runs = db.list(tag.as_deref(), program.as_deref())?;
             if json {
                 let v: Vec<_> = runs.iter().map(run_json).collect();
-                crate::console::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+                crate::console::out_json(&v)?;
             } else if runs.is_empty() {
                 crate::console::out(&format!("No runs in {}\n", inert(&path.to_string_lossy())))?;
             } else {
@@ -342,7 +342,7 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
             .map(|p| json!({"path": p.path, "calls": p.calls, "incl_ns": p.incl_ns, "excl_ns": p.excl_ns, "pct_excl": p.pct_excl, "imbalance": p.imbalance}))
             .collect();
         v["findings"] = findings.iter().map(Finding::to_json).collect();
-        return crate::console::out(&(serde_json::to_string_pretty(&v)? + "\n"));
+        return crate::console::out_json(&v);
     }
     let mut s = String::new();
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
