@@ -71,7 +71,7 @@ impl Formatter for Inert<'_> {
         while let Some((i, c)) = rest.char_indices().find(|&(_, c)| {
             c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
         }) {
-            w.write_all(rest[..i].as_bytes())?;
+            w.write_all(&rest.as_bytes()[..i])?;
             write!(w, "\\u{:04x}", c as u32)?;
             rest = &rest[i + c.len_utf8()..];
         }
