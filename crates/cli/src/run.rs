@@ -395,6 +395,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         Err(e) => {
             let status = format!("could not start: {e}");
             if lead {
+                let _ = experiment_dir::write_manifest(&out, &a.command, &status, 0.0, None);
                 crate::db::finish(&a.db, begun, None, None, None, meta(&status, None));
             }
             // `prepared` puts the previous experiment back.
