@@ -65,6 +65,19 @@ fn a_directory_with_anything_but_an_experiment_is_never_replaced() {
     assert!(demo(&inside).status.success());
     std::fs::write(inside.join("rank-00000/notes.txt"), "keep me too").unwrap();
 
+    // Sources for compensate and import.
+    let source = d.join("source");
+    assert!(demo(&source).status.success());
+    let trace = d.join("trace.otf2");
+    let o = parallax()
+        .arg("export")
+        .arg(&source)
+        .args(["--format", "otf2", "--out"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+
     for (dir, named) in [
         (&own_manifest, "thesis.tex"),
         (&rank_named, "rank-backup/"),
@@ -87,19 +100,31 @@ fn a_directory_with_anything_but_an_experiment_is_never_replaced() {
             stderr(&o)
         );
         preload();
-        let o = parallax()
+        let run = parallax()
             .args(["run", "--no-db", "--out"])
             .arg(dir)
             .args(["--", "true"])
             .output()
             .unwrap();
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "{}: {}",
-            dir.display(),
-            stderr(&o)
-        );
+        let compensate = parallax()
+            .arg("compensate")
+            .arg(&source)
+            .arg("--out")
+            .arg(dir)
+            .output()
+            .unwrap();
+        let import = parallax()
+            .arg("import")
+            .arg(&trace)
+            .args(["--no-db", "--out"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        for (what, o) in [("run", run), ("compensate", compensate), ("import", import)] {
+            let shown = format!("{what} into {}: {}", dir.display(), stderr(&o));
+            assert_eq!(o.status.code(), Some(2), "{shown}");
+            assert!(stderr(&o).contains(named), "{shown}");
+        }
         assert_eq!(contents(dir), before, "{} was changed", dir.display());
     }
     // A link to a directory is not followed either.
