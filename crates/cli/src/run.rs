@@ -359,13 +359,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         Measure::Linked => "linked runtime",
     };
     let lead = job.as_ref().is_none_or(|j| j.rank == 0);
-    let mpi = (launcher || job.is_some()).then(mpi_version).flatten();
     let meta = |status: &str, wall_s: Option<f64>| parallax_db::RunMeta {
         program: app_name.clone(),
         command: a.command.clone(),
         status: status.to_string(),
         wall_s,
-        mpi: mpi.clone(),
         runner: Some(Runner::current().to_json().to_string()),
         ..Default::default()
     };
@@ -425,6 +423,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             target: &target,
             job: job.as_ref(),
             lead,
+            mpi: launcher || job.is_some(),
             prepared,
             begun,
             meta: &meta,
@@ -466,6 +465,8 @@ struct Finish<'a, M> {
     target: &'a Path,
     job: Option<&'a UnderLauncher>,
     lead: bool,
+    /// Whether the MPI library's version is recorded.
+    mpi: bool,
     prepared: Option<experiment_dir::Prepared>,
     begun: Option<crate::db::Begun>,
     meta: &'a M,
@@ -519,7 +520,8 @@ impl<M: Fn(&str, Option<f64>) -> parallax_db::RunMeta> Finish<'_, M> {
             "`{}` ended ({status}) after {:.2} s",
             self.name, ended.wall
         ));
-        let meta = (self.meta)(status, Some(ended.wall));
+        let mut meta = (self.meta)(status, Some(ended.wall));
+        meta.mpi = (self.mpi && !hurried).then(mpi_version).flatten();
         let exp = match Experiment::open(out) {
             Ok(exp) => exp,
             Err(_) => {
