@@ -258,7 +258,8 @@ pub fn prepare(dir: &Path) -> anyhow::Result<Prepared> {
     });
     match aside {
         Some(a) if std::fs::rename(dir, &a).is_ok() => {
-            prepared.previous = Some(a);
+            // Absolute: the manifest names it to whoever reads it.
+            prepared.previous = Some(std::fs::canonicalize(&a).unwrap_or(a));
             std::fs::create_dir(dir).with_context(|| format!("cannot create {shown}"))?;
         }
         // Not movable (a mount point, the working directory): emptied in
