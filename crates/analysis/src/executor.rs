@@ -192,7 +192,10 @@ impl Phases {
     pub fn done(&mut self, name: &str) {
         if let Some(rank) = self.rank {
             let now = std::time::Instant::now();
-            eprintln!(
+            // Not eprintln!, which panics when stderr is a closed pipe.
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
                 "rank {rank}: {name} {:.3} s",
                 (now - self.last).as_secs_f64()
             );

@@ -793,7 +793,10 @@ fn run_ranks<P: Pass, R: Ranks>(
             .map(|b| crate::wire::decode::<usize>(b))
             .sum::<usize>();
     if std::env::var_os("PARALLAX_EXCHANGE_STATS").is_some() {
-        eprintln!(
+        // Not eprintln!, which panics when stderr is a closed pipe.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
             "rank {me}: {} locations, {} rounds, {} B sent, {} B received, \
              {:.3} s in exchanges of {:.3} s (replay {:.3} s, encoding {:.3} s, \
              decoding {:.3} s)",

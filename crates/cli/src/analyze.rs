@@ -15,6 +15,7 @@ use parallax_analysis::bottleneck::{
 use parallax_analysis::executor::Executor;
 use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
+use parallax_output::text::{inert, inert_lines};
 
 /// Arguments of `parallax analyze`.
 #[derive(clap::Args, Debug)]
@@ -81,16 +82,16 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     }
     rep.warnings.extend(warnings);
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&to_json(&rep))? + "\n"))?;
+        crate::console::out_json(&to_json(&rep))?;
     } else {
-        crate::out(&text(&rep, a.top))?;
+        crate::console::out(&text(&rep, a.top))?;
     }
     if rep.from_profiles {
-        eprintln!(
-            "parallax: {} has no trace: wait states, their causes and the critical path were \
+        crate::console::warn(&format!(
+            "{} has no trace: wait states, their causes and the critical path were \
              not analysed; measure with `parallax run --mode trace` or `--mode both` (the default)",
             a.dir.display()
-        );
+        ));
         return Ok(std::process::ExitCode::from(NO_TRACE));
     }
     Ok(std::process::ExitCode::SUCCESS)
@@ -271,10 +272,11 @@ pub fn text(r: &Report, top: usize) -> String {
             crate::fmt::fit(&f.region, 40)
         );
         if f.path.len() > 1 {
-            wrap_separated(&mut s, "    path:", &f.path, " >", 10);
+            let path: Vec<String> = f.path.iter().map(|x| inert(x).into_owned()).collect();
+            wrap_separated(&mut s, "    path:", &path, " >", 10);
         }
         if let Some(src) = &f.source {
-            let _ = writeln!(s, "    source: {src}");
+            let _ = writeln!(s, "    source: {}", inert(src));
         }
         if !f.culprits.is_empty() {
             let c: Vec<String> = f
@@ -416,9 +418,11 @@ pub fn text(r: &Report, top: usize) -> String {
         );
     }
     for w in &r.warnings {
-        let _ = writeln!(s, "warning: {w}");
+        let _ = writeln!(s, "warning: {}", inert(w));
     }
-    fit_lines(&s)
+    // Names reach the hints too: what is left of a name's control
+    // characters is made visible here.
+    fit_lines(&inert_lines(&s))
 }
 
 /// `text` with every line longer than 100 columns wrapped at word

@@ -12,7 +12,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Barrier, Condvar, Mutex};
 use std::time::Instant;
 
+use anyhow::Context;
+
 use parallax_analysis::bottleneck::Baselines;
+use parallax_output::file::Kind;
+
+/// A baselines file, by its first line.
+const KIND: Kind = Kind::starting_with("a baselines file", &[b"# construct locations "]);
 
 /// Arguments of `parallax baseline`.
 #[derive(clap::Args, Debug)]
@@ -123,7 +129,8 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&path, b.to_text())?;
+    parallax_output::file::write(&path, KIND, b.to_text().as_bytes())
+        .with_context(|| format!("cannot store the baselines in {}", path.display()))?;
     let mut s = format!("Baselines stored in {}\n", path.display());
     for ((c, n), t) in &b.times {
         s.push_str(&format!(
@@ -131,6 +138,6 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             t * 1e6
         ));
     }
-    crate::out(&s)?;
+    crate::console::out(&s)?;
     Ok(std::process::ExitCode::SUCCESS)
 }

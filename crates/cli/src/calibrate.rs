@@ -59,7 +59,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 "batches": c.samples,
             }))).collect::<Vec<_>>(),
         });
-        crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::console::out_json(&v)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut s = String::new();
@@ -100,6 +100,6 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    crate::out(&s)?;
+    crate::console::out(&s)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -45,7 +45,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             "what": x.what, "a_s": x.a_s, "b_s": x.b_s,
             "relative": x.relative, "significant": x.significant,
         })).collect::<Vec<_>>()});
-        crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::console::out_json(&v)?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let mut s = format!(
@@ -63,12 +63,12 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         let _ = writeln!(
             s,
             "  {:<40} A {:>10.3} s  B {:>10.3} s  {:>+7.1}%  {verdict}",
-            x.what,
+            parallax_output::text::inert(&x.what),
             x.a_s,
             x.b_s,
             100.0 * x.relative
         );
     }
-    crate::out(&s)?;
+    crate::console::out(&s)?;
     Ok(std::process::ExitCode::SUCCESS)
 }

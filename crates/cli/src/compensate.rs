@@ -78,7 +78,6 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     if out.canonicalize().ok() == a.dir.canonicalize().ok() {
         anyhow::bail!("--out must differ from the experiment being compensated");
     }
-    crate::experiment_dir::prepare(&out)?;
     let costs = match (a.alpha, a.alpha_enter, a.alpha_leave, a.alpha_event) {
         (Some(x), ..) => Some(Costs::uniform(check(x)?)),
         (None, Some(e), Some(l), Some(v)) => Some(Costs::per_kind(check(e)?, check(l)?, check(v)?)),
@@ -102,6 +101,13 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         },
     };
     let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
+    // One process prepares the directory that every rank writes into.
+    let prepared = if run.is_root() {
+        Some(run.all_or_none(crate::experiment_dir::prepare(&out))?)
+    } else {
+        None
+    };
+    run.barrier();
     let started = std::time::Instant::now();
     let s = run.all_or_none(
         compensate::compensate(&exp, &out, &opts, run.exec)
@@ -113,11 +119,15 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     }
     let secs = started.elapsed().as_secs_f64();
     let command: Vec<String> = std::env::args().collect();
-    crate::experiment_dir::write_manifest(&out, &command, "compensated", secs)?;
+    crate::experiment_dir::write_manifest(&out, &command, "compensated", secs, None)?;
+    if let Some(p) = prepared {
+        p.commit();
+    }
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&to_json(&s, &out))? + "\n"))?;
+        crate::console::out_json(&to_json(&s, &out))?;
     } else {
-        crate::out(&text(&s, &out, secs))?;
+        // Region and loop names are the measured program's.
+        crate::console::out(&parallax_output::text::inert_lines(&text(&s, &out, secs)))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

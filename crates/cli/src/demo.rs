@@ -51,23 +51,24 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(a.threads >= 1, "--threads must be at least 1");
-    experiment_dir::prepare(&a.out)?;
+    let prepared = experiment_dir::prepare(&a.out)?;
     let mut config = Config::new(a.mode, &a.out);
     config.rank = Some(0);
     config.ranks = Some(1);
     parallax::init(config).context("cannot start measuring")?;
-    eprintln!(
-        "parallax: measuring the demo workload ({} threads, {} iterations) into {}",
+    crate::console::note(&format!(
+        "measuring the demo workload ({} threads, {} iterations) into {}",
         a.threads,
         a.iterations,
         a.out.display()
-    );
+    ));
     let started = Instant::now();
     run_workload(a.threads, a.iterations);
     let wall = started.elapsed().as_secs_f64();
     parallax::finish();
     let command: Vec<String> = std::env::args().collect();
-    experiment_dir::write_manifest(&a.out, &command, "exit 0", wall)?;
+    experiment_dir::write_manifest(&a.out, &command, "exit 0", wall, None)?;
+    prepared.commit();
     let exp = Experiment::open(&a.out)?;
     let prof = ExperimentProfile::load(&exp)?;
     let meta = parallax_db::RunMeta {
@@ -80,10 +81,10 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().ok();
     crate::db::record(&a.db, &exp, Some(&prof), exe.as_deref(), meta);
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&crate::report::to_json(&exp, &prof))? + "\n"))?;
+        crate::console::out_json(&crate::report::to_json(&exp, &prof))?;
     } else {
-        crate::out(&crate::report::text(&exp, &prof, 10, true, a.color.paint()))?;
-        crate::out(&format!(
+        crate::console::out(&crate::report::text(&exp, &prof, 10, true, a.color.paint()))?;
+        crate::console::out(&format!(
             "\nThe demo ran for {wall:.2} s. Worker k computes k+1 units per iteration, so faster\nworkers wait at the barrier; all share one mutex. Experiment: {}\n",
             a.out.display()
         ))?;

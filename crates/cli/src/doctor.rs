@@ -82,7 +82,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|c| json!({"name": c.name, "ok": c.ok, "detail": c.detail, "fix": (!c.ok).then_some(c.fix)}))
             .collect();
-        crate::out(&(serde_json::to_string_pretty(&json!({"checks": v}))? + "\n"))?;
+        crate::console::out_json(&json!({"checks": v}))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut s = String::new();
@@ -97,7 +97,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if a.brief && missing == 0 {
         s += "doctor: everything Parallax can use is here\n";
     }
-    crate::out(&s)?;
+    crate::console::out(&s)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -60,12 +60,20 @@ pub fn start(kind: Option<Kind>, threads: usize, default: Executor) -> anyhow::R
 }
 
 impl Running {
+    /// Waits for every rank (under MPI; at once otherwise).
+    pub fn barrier(&self) {
+        #[cfg(feature = "mpi")]
+        if self.exec == Executor::Mpi {
+            parallax_analysis::mpi::barrier();
+        }
+    }
+
     /// Passes `r` on; under MPI an error ends the whole job, since the
     /// other ranks would wait for this one in the next exchange.
     pub fn all_or_none<T>(&self, r: anyhow::Result<T>) -> anyhow::Result<T> {
         #[cfg(feature = "mpi")]
         if let (Executor::Mpi, Err(e)) = (self.exec, &r) {
-            eprintln!("parallax: {e:#}");
+            crate::console::note(&format!("{e:#}"));
             parallax_analysis::mpi::abort(2);
         }
         r

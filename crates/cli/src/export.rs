@@ -58,13 +58,13 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let summary = parallax_export::export(&exp, &opts, &a.out)
         .with_context(|| format!("cannot export to {}", a.out.display()))?;
     for w in &summary.warnings {
-        eprintln!("parallax: warning: {w}");
+        crate::console::warn(w);
     }
-    eprintln!(
-        "parallax: wrote {} ({}): {}",
+    crate::console::note(&format!(
+        "wrote {} ({}): {}",
         a.out.display(),
         a.format.name(),
         summary.describe(a.format)
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }

@@ -1,4 +1,9 @@
-//! Formatting of times, sizes and tables for the terminal.
+//! Formatting of times, sizes and tables for the terminal. Names and
+//! table cells are made inert ([`parallax_output::text::inert`]): what an
+//! experiment or a database holds never reaches the terminal as control
+//! characters, and a newline in a name never breaks a table.
+
+use parallax_output::text::inert;
 
 /// A duration in ns, with a unit that keeps three significant digits.
 pub fn ns(v: f64) -> String {
@@ -27,10 +32,11 @@ pub fn count(n: u64) -> String {
     out
 }
 
-/// `s` cut to `w` characters, with an ellipsis where cut.
+/// `s` made inert and cut to `w` characters, with an ellipsis where cut.
 pub fn fit(s: &str, w: usize) -> String {
+    let s = inert(s);
     if s.chars().count() <= w {
-        s.to_string()
+        s.into_owned()
     } else {
         let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
         t.push('…');
@@ -64,6 +70,10 @@ pub fn date_time(unix_s: i64) -> String {
 /// A table at most `width` columns wide: numbers right-aligned, text
 /// left-aligned, the last column cut to what is left.
 pub fn table(cols: &[String], rows: &[Vec<String>], width: usize) -> String {
+    let inert_row =
+        |r: &[String]| -> Vec<String> { r.iter().map(|c| inert(c).into_owned()).collect() };
+    let cols = &inert_row(cols);
+    let rows: &Vec<Vec<String>> = &rows.iter().map(|r| inert_row(r)).collect();
     let n = cols.len();
     let numeric: Vec<bool> = (0..n)
         .map(|i| {

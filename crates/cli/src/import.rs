@@ -37,16 +37,17 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             "--probe-cost-ns must be a non-negative number of ns"
         );
     }
-    experiment_dir::prepare(&a.out)?;
+    let prepared = experiment_dir::prepare(&a.out)?;
     let opts = ImportOptions {
         probe_cost_ns: a.probe_cost_ns,
     };
     let summary = parallax_export::otf2::import(&a.trace, &a.out, &opts)
         .with_context(|| format!("cannot import {}", a.trace.display()))?;
     let command: Vec<String> = std::env::args().collect();
-    experiment_dir::write_manifest(&a.out, &command, "imported", summary.seconds)?;
+    experiment_dir::write_manifest(&a.out, &command, "imported", summary.seconds, None)?;
+    prepared.commit();
     for w in &summary.warnings {
-        eprintln!("parallax: warning: {w}");
+        crate::console::warn(w);
     }
     if let Ok(exp) = parallax_model::experiment::Experiment::open(&a.out) {
         let meta = parallax_db::RunMeta {
@@ -61,12 +62,12 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         };
         crate::db::record(&a.db, &exp, None, None, meta);
     }
-    eprintln!(
-        "parallax: imported {} events from {} into {} in {:.3} s",
+    crate::console::note(&format!(
+        "imported {} events from {} into {} in {:.3} s",
         summary.events,
         a.trace.display(),
         a.out.display(),
         summary.seconds
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }

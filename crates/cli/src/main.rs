@@ -6,6 +6,7 @@ mod baseline;
 mod calibrate;
 mod compare;
 mod compensate;
+mod console;
 mod db;
 mod demo;
 mod doctor;
@@ -18,9 +19,9 @@ mod import;
 mod launcher;
 mod report;
 mod run;
+mod runner;
 mod scaling;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -131,30 +132,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader went away: nothing more to say (as `head` expects).
+        Err(e) if console::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            if is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
-            }
-            let _ = writeln!(std::io::stderr(), "parallax: {e:#}");
+            console::note(&format!("{e:#}"));
             ExitCode::from(2)
         }
     }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-/// Writes to stdout, turning a closed pipe into an error that `main` treats
-/// as success.
-fn out(s: &str) -> anyhow::Result<()> {
-    let mut o = std::io::stdout().lock();
-    o.write_all(s.as_bytes())?;
-    o.flush()?;
-    Ok(())
 }
 
 /// A default experiment directory name for `what`, unique per second.

@@ -15,6 +15,7 @@ use parallax_analysis::profile::{
 };
 use parallax_model::defs::Probe;
 use parallax_model::experiment::Experiment;
+use parallax_output::text::inert;
 use parallax_report::term::{Paint, Progress};
 
 use crate::fmt;
@@ -50,8 +51,12 @@ pub struct Args {
 }
 
 pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
-    let exp = Experiment::open(&a.dir)
-        .with_context(|| format!("cannot read the experiment {}", a.dir.display()))?;
+    let exp = Experiment::open(&a.dir).with_context(|| {
+        // A manifest without processes: say how its run went.
+        let state = crate::experiment_dir::run_state(&a.dir)
+            .map_or(String::new(), |s| format!(" (its run: {s})"));
+        format!("cannot read the experiment {}{state}", a.dir.display())
+    })?;
     // Profiles derived from a long trace take a while: a spinner says so.
     let progress = Progress::new("reading profiles", 0);
     let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
@@ -61,9 +66,9 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&to_json(&exp, &prof))? + "\n"))?;
+        crate::console::out_json(&to_json(&exp, &prof))?;
     } else {
-        crate::out(&text(&exp, &prof, a.top, !a.total_only, a.color.paint()))?;
+        crate::console::out(&text(&exp, &prof, a.top, !a.total_only, a.color.paint()))?;
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -125,7 +130,7 @@ pub fn text(
     }
     for w in &prof.warnings {
         // Warnings are wrapped, never cut: every word of them matters.
-        let words: Vec<String> = w.split(' ').map(str::to_string).collect();
+        let words: Vec<String> = inert(w).split(' ').map(str::to_string).collect();
         let mut body = String::new();
         wrap_words(&mut body, "warning:", &words, 9);
         let body = body.replacen("warning:", &paint.warn("warning:"), 1);
@@ -209,9 +214,12 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
             s,
             "Mode        {} (Parallax {}, host {})",
             info.mode.name(),
-            info.version,
-            info.host
+            inert(&info.version),
+            inert(&info.host)
         );
+    }
+    if let Some(state) = crate::experiment_dir::run_state(&exp.dir) {
+        let _ = writeln!(s, "Status      {}", fmt::fit(&state, WIDTH - 12));
     }
     let unfinished = exp
         .processes
@@ -504,6 +512,7 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
     });
     json!({
         "experiment": exp.dir,
+        "status": crate::experiment_dir::run_state(&exp.dir),
         "concurrency": conc,
         "processes": processes,
         "total": {

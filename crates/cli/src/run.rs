@@ -16,6 +16,7 @@
 //! See docs/interposition.md.
 
 mod elf;
+mod signals;
 mod symbols;
 
 use std::path::{Path, PathBuf};
@@ -28,8 +29,10 @@ use parallax::Mode;
 use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::{Experiment, Process};
 
+use crate::console;
 use crate::demo::parse_mode;
 use crate::experiment_dir;
+use crate::runner::{self, Runner};
 
 /// Arguments of `parallax run`.
 #[derive(clap::Args, Debug)]
@@ -257,11 +260,11 @@ fn plan(target: &Path, shown: &str) -> anyhow::Result<Measure> {
         };
         let text = std::fs::read(&lib).unwrap_or_default();
         if !elf::contains(&text, model) {
-            eprintln!(
-                "parallax: warning: `{shown}` uses {lib_name}, but {} was built without its \
-                 wrappers (no mpicc/oshcc when it was built): those calls are not measured",
+            console::warn(&format!(
+                "`{shown}` uses {lib_name}, but {} was built without its wrappers (no \
+                 mpicc/oshcc when it was built): those calls are not measured",
                 lib.display()
-            );
+            ));
         }
     }
     Ok(Measure::Preload(lib))
@@ -305,10 +308,10 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         (None, Some(j)) => PathBuf::from(format!("parallax-{app_name}-job-{}", sanitize(&j.job))),
         (None, None) => crate::default_dir(&app_name),
     };
-    match &job {
-        None => experiment_dir::prepare(&out)?,
+    let prepared = match &job {
+        None => Some(experiment_dir::prepare(&out)?),
         Some(j) => agree_on_directory(&out, j)?,
-    }
+    };
     let out = std::fs::canonicalize(&out).unwrap_or(out);
 
     let mut cmd = Command::new(program);
@@ -353,91 +356,219 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         Measure::Linked => "linked runtime",
     };
     let lead = job.as_ref().is_none_or(|j| j.rank == 0);
+    let meta = |status: &str, wall_s: Option<f64>| parallax_db::RunMeta {
+        program: app_name.clone(),
+        command: a.command.clone(),
+        status: status.to_string(),
+        wall_s,
+        runner: Some(Runner::current().to_json().to_string()),
+        ..Default::default()
+    };
+    // From here on the run exists: its manifest and record say "running"
+    // until the program has ended, so that a killed `parallax run` leaves
+    // both behind, reading as killed.
+    let previous = prepared.as_ref().and_then(|p| p.previous());
+    let mut begun = None;
     if lead {
-        eprintln!(
-            "parallax: measuring `{}` ({}, {how}) into {}",
-            a.command.join(" "),
+        console::note(&format!(
+            "measuring `{}` ({}, {how}) into {}",
+            parallax_output::text::inert(&a.command.join(" ")),
             a.mode.name(),
             out.display()
-        );
-    }
-    let started = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("cannot run `{program}`"))?;
-    let pid = child.id();
-    let status = child
-        .wait()
-        .with_context(|| format!("cannot wait for `{program}`"))?;
-    let wall = started.elapsed().as_secs_f64();
-    let status_text = describe(&status);
-
-    // Name the instrumented functions: every process here, or under a
-    // launcher this rank's own (rank 0 also takes the child processes).
-    if let Some(j) = &job {
-        if j.rank == 0 {
-            wait_for_ranks(&out, j.ranks.unwrap_or(1));
+        ));
+        if let Err(e) =
+            experiment_dir::write_manifest(&out, &a.command, runner::RUNNING, 0.0, previous)
+        {
+            console::warn(&format!("{e:#}"));
         }
+        begun = crate::db::begin(&a.db, &out, meta(runner::RUNNING, None));
     }
-    let mine = |p: &Process| match &job {
-        None => true,
-        Some(j) => {
-            p.info.as_ref().is_some_and(|i| i.pid == pid)
-                || (j.rank == 0 && p.rank >= j.ranks.unwrap_or(1))
+    signals::catch();
+    let started = Instant::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let status = format!("could not start: {e}");
+            if lead {
+                let _ = experiment_dir::write_manifest(&out, &a.command, &status, 0.0, None);
+                crate::db::finish(&a.db, begun, None, None, None, meta(&status, None));
+            }
+            // `prepared` puts the previous experiment back.
+            return Err(e).with_context(|| format!("cannot run `{program}`"));
         }
     };
-    if let Some(s) = symbols::resolve_experiment(&out, mine) {
-        // Said once per run, as the other messages: every rank's would
-        // read alike.
-        if lead {
-            eprintln!("parallax: {s}");
+    let pid = child.id();
+    signals::forward_to(pid);
+    let status = wait(&mut child);
+    signals::stop_forwarding();
+    let wall = started.elapsed().as_secs_f64();
+    let code = status.as_ref().map_or(ExitCode::FAILURE, exit_code);
+    let ended = Ended {
+        status: status.as_ref().map_or_else(
+            |e| format!("unknown: cannot wait for the program: {e}"),
+            describe,
+        ),
+        wall,
+        pid,
+    };
+    // Whatever fails now is Parallax's: a message, never the exit status.
+    let finishing = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let ctx = Finish {
+            a: &a,
+            out: &out,
+            name: &name,
+            target: &target,
+            job: job.as_ref(),
+            lead,
+            mpi: launcher || job.is_some(),
+            prepared,
+            begun,
+            meta: &meta,
+        };
+        ctx.finish(&ended)
+    }));
+    match finishing {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) if console::is_broken_pipe(&e) => {}
+        Ok(Err(e)) => console::note(&format!("{e:#}")),
+        // The panic's message is out already.
+        Err(_) => console::note("the run's summary is incomplete (see above)"),
+    }
+    Ok(code)
+}
+
+/// Waits for the program, through interruptions.
+fn wait(child: &mut std::process::Child) -> std::io::Result<std::process::ExitStatus> {
+    loop {
+        match child.wait() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
         }
     }
-    if !lead {
-        return Ok(exit_code(&status));
-    }
-    experiment_dir::write_manifest(&out, &a.command, &status_text, wall)?;
-    eprintln!("parallax: `{name}` ended ({status_text}) after {wall:.2} s");
-    match Experiment::open(&out) {
-        Ok(exp) => {
-            for p in &exp.processes {
-                for (k, v) in &p.properties {
-                    if k == "throttled" {
-                        eprintln!("parallax: rank {}: throttled {v}", p.rank);
-                    }
+}
+
+/// How the program ended.
+struct Ended {
+    status: String,
+    wall: f64,
+    pid: u32,
+}
+
+/// What finishing a run needs.
+struct Finish<'a, M> {
+    a: &'a Args,
+    out: &'a Path,
+    name: &'a str,
+    target: &'a Path,
+    job: Option<&'a UnderLauncher>,
+    lead: bool,
+    /// Whether the MPI library's version is recorded.
+    mpi: bool,
+    prepared: Option<experiment_dir::Prepared>,
+    begun: Option<crate::db::Begun>,
+    meta: &'a M,
+}
+
+impl<M: Fn(&str, Option<f64>) -> parallax_db::RunMeta> Finish<'_, M> {
+    /// After the program: the manifest and the record get how it ended,
+    /// the functions are named, and the report is printed.
+    fn finish(self, ended: &Ended) -> anyhow::Result<()> {
+        let (a, out, status) = (self.a, self.out, ended.status.as_str());
+        let manifest = || {
+            if let Err(e) =
+                experiment_dir::write_manifest(out, &a.command, status, ended.wall, None)
+            {
+                console::warn(&format!("{e:#}"));
+            }
+        };
+        if self.lead {
+            // First the status, in case this process is killed next (an MPI
+            // launcher ending the job sends SIGKILL soon after SIGTERM).
+            manifest();
+            // The new experiment exists: the previous one goes.
+            if let Some(p) = self.prepared {
+                p.commit();
+            }
+        }
+        let hurried = signals::received().is_some();
+        // Name the instrumented functions: every process here, or under a
+        // launcher this rank's own (rank 0 also takes the child processes).
+        if let Some(j) = self.job {
+            if j.rank == 0 && !hurried {
+                wait_for_ranks(out, j.ranks.unwrap_or(1));
+            }
+        }
+        let mine = |p: &Process| match self.job {
+            None => true,
+            Some(j) => {
+                p.info.as_ref().is_some_and(|i| i.pid == ended.pid)
+                    || (j.rank == 0 && p.rank >= j.ranks.unwrap_or(1))
+            }
+        };
+        if !hurried {
+            if let Some(s) = symbols::resolve_experiment(out, mine) {
+                // Said once per run, as the other messages: every rank's
+                // would read alike.
+                if self.lead {
+                    console::note(&s);
                 }
             }
-            let prof = if a.no_report {
-                None
-            } else {
-                Some(ExperimentProfile::load(&exp)?)
-            };
-            let meta = parallax_db::RunMeta {
-                program: app_name.clone(),
-                command: a.command.clone(),
-                status: status_text.clone(),
-                wall_s: Some(wall),
-                mpi: (launcher || job.is_some()).then(mpi_version).flatten(),
-                ..Default::default()
-            };
-            // Recorded before the report, which a closed pipe cuts short.
-            crate::db::record(&a.db, &exp, prof.as_ref(), Some(&target), meta);
-            if let Some(p) = &prof {
-                crate::out(&crate::report::text(&exp, p, 10, false, a.color.paint()))?;
-            }
-            eprintln!(
-                "parallax: experiment in {} (`parallax report {}` for all locations)",
-                out.display(),
-                out.display()
-            );
         }
-        Err(_) => eprintln!(
-            "parallax: `{name}` recorded nothing: it made no call that Parallax measures \
-             (build it with -finstrument-functions for its functions; threads, MPI and \
-             OpenSHMEM calls are measured as they are)"
-        ),
+        if !self.lead {
+            return Ok(());
+        }
+        console::note(&format!(
+            "`{}` ended ({status}) after {:.2} s",
+            self.name, ended.wall
+        ));
+        let mut meta = (self.meta)(status, Some(ended.wall));
+        meta.mpi = (self.mpi && !hurried).then(mpi_version).flatten();
+        let exp = match Experiment::open(out) {
+            Ok(exp) => exp,
+            Err(_) => {
+                crate::db::finish(&a.db, self.begun, None, None, None, meta);
+                console::note(&format!(
+                    "`{}` recorded nothing: it made no call that Parallax measures (build it with \
+                     -finstrument-functions for its functions; threads, MPI and OpenSHMEM calls \
+                     are measured as they are)",
+                    self.name
+                ));
+                return Ok(());
+            }
+        };
+        // With the processes the other ranks finished meanwhile.
+        manifest();
+        for p in &exp.processes {
+            for (k, v) in &p.properties {
+                if k == "throttled" {
+                    console::note(&format!("rank {}: throttled {v}", p.rank));
+                }
+            }
+        }
+        let prof = if a.no_report || hurried {
+            None
+        } else {
+            Some(ExperimentProfile::load(&exp)?)
+        };
+        // Recorded before the report, which a closed pipe cuts short.
+        crate::db::finish(
+            &a.db,
+            self.begun,
+            Some(&exp),
+            prof.as_ref(),
+            Some(self.target),
+            meta,
+        );
+        if let Some(p) = &prof {
+            console::out(&crate::report::text(&exp, p, 10, false, a.color.paint()))?;
+        }
+        console::note(&format!(
+            "experiment in {} (`parallax report {}` for all locations)",
+            out.display(),
+            out.display()
+        ));
+        Ok(())
     }
-    Ok(exit_code(&status))
 }
 
 /// The MPI library's version as its launcher reports it (first line of
@@ -462,24 +593,24 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-/// Marker of the job that prepared an experiment directory.
-const JOB_MARKER: &str = ".parallax-job";
-
 /// Under a launcher: rank 0 prepares the directory and marks it with the
 /// job id; the other ranks wait for that mark, so that nobody writes into a
 /// directory that is about to be emptied.
-fn agree_on_directory(out: &Path, j: &UnderLauncher) -> anyhow::Result<()> {
-    let marker = out.join(JOB_MARKER);
+fn agree_on_directory(
+    out: &Path,
+    j: &UnderLauncher,
+) -> anyhow::Result<Option<experiment_dir::Prepared>> {
+    let marker = out.join(experiment_dir::JOB_MARKER);
     if j.rank == 0 {
-        experiment_dir::prepare(out)?;
-        std::fs::write(&marker, &j.job)
+        let prepared = experiment_dir::prepare(out)?;
+        parallax_output::file::write(&marker, experiment_dir::JOB_MARKER_KIND, j.job.as_bytes())
             .with_context(|| format!("cannot write {}", marker.display()))?;
-        return Ok(());
+        return Ok(Some(prepared));
     }
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         if std::fs::read_to_string(&marker).is_ok_and(|s| s == j.job) {
-            return Ok(());
+            return Ok(None);
         }
         if Instant::now() > deadline {
             bail!(

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use parallax_output::text::inert;
 use serde_json::json;
 
 use parallax_analysis::bottleneck::scaling::{self, RunSummary};
@@ -43,7 +44,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             "efficiency": p.efficiency, "weak_efficiency": p.weak_efficiency,
             "regions": p.regions,
         })).collect::<Vec<_>>()});
-        crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::console::out_json(&v)?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let mut s = String::from(
@@ -53,14 +54,18 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         let _ = writeln!(
             s,
             "\n{:>4} PEs  {:>10.3} s  E {:>5.2}  weak E {:>5.2}  {}",
-            p.pes, p.wall_s, p.efficiency, p.weak_efficiency, p.name
+            p.pes,
+            p.wall_s,
+            p.efficiency,
+            p.weak_efficiency,
+            inert(&p.name)
         );
         let mut regs: Vec<_> = p.regions.iter().collect();
         regs.sort_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(b.0)));
         for (r, e) in regs.into_iter().take(a.top) {
-            let _ = writeln!(s, "      {r:<40} E {e:>5.2}");
+            let _ = writeln!(s, "      {:<40} E {e:>5.2}", inert(r));
         }
     }
-    crate::out(&s)?;
+    crate::console::out(&s)?;
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -255,7 +255,7 @@ fn a_database_of_schema_version_1_opens_and_is_migrated() {
             &f,
             "SELECT CAST(user_version AS TEXT) FROM pragma_user_version"
         ),
-        "2"
+        "3"
     );
     let show: Value = serde_json::from_str(&ok(db(&f, &["show", "1", "--json"]))).unwrap();
     // Derived from the old profile by the migration: 45 + 23.21 + 0.69 + 30
@@ -397,4 +397,98 @@ fn default_path_environment_and_no_db() {
         "1"
     );
     assert_eq!(one(&env_db, "SELECT CAST(COUNT(*) AS TEXT) FROM runs"), "1");
+}
+
+#[test]
+fn the_database_file_alone_holds_every_run() {
+    preload();
+    let d = tmp("db-copy");
+    let f = d.join("runs.sqlite");
+    demo(&f, &d.join("demo"), "2", &[]);
+    let exe = d.join("pthreads");
+    compile(
+        "gcc",
+        &[
+            "-O1",
+            "pthreads.c",
+            "-o",
+            exe.to_str().unwrap(),
+            "-lpthread",
+        ],
+    );
+    let o = parallax()
+        .args(["run", "--no-report", "--db"])
+        .arg(&f)
+        .arg("--out")
+        .arg(d.join("run"))
+        .args(["--", exe.to_str().unwrap(), "2", "5"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let trace = d.join("t.otf2");
+    let o = parallax()
+        .arg("export")
+        .arg(d.join("demo"))
+        .args(["--format", "otf2", "--out"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = parallax()
+        .arg("import")
+        .arg(&trace)
+        .arg("--db")
+        .arg(&f)
+        .arg("--out")
+        .arg(d.join("imported"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Only the main file is copied, not its write-ahead log.
+    let copy = d.join("copy.sqlite");
+    std::fs::copy(&f, &copy).unwrap();
+    let c = rusqlite::Connection::open(&copy).unwrap();
+    let programs: Vec<String> = c
+        .prepare("SELECT program FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(programs, ["demo", "pthreads", "t"]);
+    let paths: i64 = c
+        .query_row("SELECT COUNT(*) FROM profile", [], |r| r.get(0))
+        .unwrap();
+    assert!(paths > 0);
+}
+
+#[test]
+fn db_query_runs_one_statement_within_its_bounds() {
+    let d = tmp("db-query");
+    let f = d.join("runs.sqlite");
+    demo(&f, &d.join("demo"), "2", &[]);
+    // A second statement is refused, not ignored, and not run.
+    let o = db(&f, &["query", "SELECT 1; DROP TABLE runs"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("one statement"), "{}", stderr(&o));
+    assert_eq!(one(&f, "SELECT CAST(COUNT(*) AS TEXT) FROM runs"), "1");
+    // A trailing semicolon or comment is one statement still.
+    assert_eq!(one(&f, "SELECT 'x'; -- done"), "x");
+    // A statement that would run forever is stopped.
+    let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+                   SELECT COUNT(*) FROM c";
+    let started = std::time::Instant::now();
+    let o = db(&f, &["query", "--timeout", "1", endless]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("after 1 s"), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 30);
+    // So is one that returns rows without end.
+    let rows = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c";
+    let o = db(&f, &["query", "--max-rows", "1000", rows]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("more than 1000 rows"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    let o = db(&f, &["query", &format!("{rows} LIMIT 1000")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1001);
 }

@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-pub use query::{CompareTable, Finding, RunRow, ScalingPoint};
+pub use query::{CompareTable, Finding, Limits, RunRow, ScalingPoint};
 pub use record::RunMeta;
 
 /// Environment variable naming the database file.
@@ -123,6 +123,23 @@ pub fn resolve(explicit: Option<&Path>) -> Option<PathBuf> {
 pub struct Db {
     conn: Connection,
     path: PathBuf,
+    writable: bool,
+}
+
+/// How long closing waits for other connections to let the write-ahead log
+/// be checkpointed.
+const CHECKPOINT_WAIT: Duration = Duration::from_secs(1);
+
+impl Drop for Db {
+    /// A writer moves the write-ahead log into the main file when done, so
+    /// that the file alone (a copy, a backup) is the whole database. If
+    /// other connections hold the log, a later writer does it.
+    fn drop(&mut self) {
+        if self.writable {
+            let _ = self.conn.busy_timeout(CHECKPOINT_WAIT);
+            let _ = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+        }
+    }
 }
 
 impl Db {
@@ -141,6 +158,7 @@ impl Db {
         let db = Db {
             conn,
             path: path.to_path_buf(),
+            writable: true,
         };
         db.configure()?;
         db.migrate()?;
@@ -164,8 +182,14 @@ impl Db {
         let db = Db {
             conn,
             path: path.to_path_buf(),
+            writable: false,
         };
         db.conn.busy_timeout(BUSY).map_err(|e| db.err(e))?;
+        // No single value larger than a query's whole result may be.
+        db.conn.set_limit(
+            rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH,
+            Limits::default().max_bytes as i32,
+        );
         db.conn
             .execute_batch("PRAGMA query_only = ON;")
             .map_err(|e| db.err(e))?;
@@ -203,10 +227,10 @@ impl Db {
         // here, before anything is written to it.
         let v = self.version()?;
         // WAL lets readers and one writer work at once, and stays set in
-        // the file; commits then need no fsync (synchronous = NORMAL), and
-        // leaving the checkpoint to a later writer (SQLite checkpoints by
-        // itself every 1000 pages) keeps recording a run off the disk's
-        // flush path.
+        // the file; commits then need no fsync (synchronous = NORMAL). The
+        // log is checkpointed when the writer is done (see `drop`), not by
+        // SQLite when the connection closes, which would take a lock other
+        // connections may hold.
         if v < schema::VERSION {
             self.switch_to_wal()?;
         }

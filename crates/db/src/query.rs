@@ -40,6 +40,8 @@ pub struct RunRow {
     pub mpi: Option<String>,
     /// Tags.
     pub tags: Vec<String>,
+    /// The process that recorded it (JSON), if known.
+    pub runner: Option<String>,
 }
 
 /// A finding of the bottleneck analysis, as `parallax analyze --json`
@@ -188,6 +190,27 @@ pub struct ScalingPoint {
     pub wall_s: f64,
 }
 
+/// How much a `db query` statement may take.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Time, after which the statement is interrupted.
+    pub timeout: std::time::Duration,
+    /// Rows returned.
+    pub max_rows: usize,
+    /// Bytes of the result as text (and of any one value).
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            timeout: std::time::Duration::from_secs(10),
+            max_rows: 100_000,
+            max_bytes: 256 << 20,
+        }
+    }
+}
+
 /// What `compare` puts in each cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Metric {
@@ -221,7 +244,7 @@ impl Metric {
 
 const RUN_COLUMNS: &str =
     "id, dir, program, command, ranks, threads, start_unix_ns, wall_s, mode, \
-     status, hosts, git_revision, compiler, mpi";
+     status, hosts, git_revision, compiler, mpi, runner";
 
 impl Db {
     fn runs_where(&self, cond: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<RunRow>> {
@@ -249,6 +272,7 @@ impl Db {
                     compiler: r.get(12)?,
                     mpi: r.get(13)?,
                     tags: Vec::new(),
+                    runner: r.get(14)?,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -410,10 +434,23 @@ impl Db {
         Ok(n)
     }
 
-    /// Runs one read-only SQL statement: (column names, rows as text).
-    /// Statements that would write are refused.
-    pub fn query(&self, sql: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
-        let mut st = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+    /// Runs one read-only SQL statement within `limits`: (column names,
+    /// rows as text). Statements that would write, and text holding more
+    /// than one statement, are refused.
+    pub fn query(&self, sql: &str, limits: &Limits) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+        let mut batch = rusqlite::Batch::new(&self.conn, sql);
+        let mut st = match batch.next() {
+            Ok(Some(st)) => st,
+            Ok(None) => return Err(Error::new("db query: no SQL statement given")),
+            Err(e) => return Err(self.err(e)),
+        };
+        // A second statement is refused, not ignored (nor run).
+        if !matches!(batch.next(), Ok(None)) {
+            return Err(Error::new(
+                "db query runs one statement; the text holds more than one (remove what \
+                 follows the first `;`)",
+            ));
+        }
         if !st.readonly() {
             return Err(Error::new(
                 "db query runs read-only statements only (SELECT, WITH, read-only PRAGMAs)",
@@ -421,22 +458,71 @@ impl Db {
         }
         let cols: Vec<String> = st.column_names().iter().map(|c| c.to_string()).collect();
         let n = cols.len();
+        // A watchdog interrupts the statement when its time is up.
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        let handle = self.conn.get_interrupt_handle();
+        let timeout = limits.timeout;
+        let watchdog = std::thread::spawn(move || {
+            let late = matches!(
+                wait.recv_timeout(timeout),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+            );
+            if late {
+                handle.interrupt();
+            }
+            late
+        });
+        let result = self.collect_rows(&mut st, n, limits);
+        drop(done);
+        let interrupted = watchdog.join().unwrap_or(false);
+        match result {
+            Err(_) if interrupted => Err(Error::new(format!(
+                "db query stopped the statement after {} s (--timeout SECONDS allows more)",
+                timeout.as_secs_f64()
+            ))),
+            r => r.map(|rows| (cols, rows)),
+        }
+    }
+
+    fn collect_rows(
+        &self,
+        st: &mut rusqlite::Statement<'_>,
+        n: usize,
+        limits: &Limits,
+    ) -> Result<Vec<Vec<String>>> {
         let mut rows = st.query([]).map_err(|e| self.err(e))?;
         let mut out = Vec::new();
+        let mut bytes = 0usize;
         while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            if out.len() == limits.max_rows {
+                return Err(Error::new(format!(
+                    "db query: the statement returns more than {} rows; add a LIMIT, or raise \
+                     --max-rows",
+                    limits.max_rows
+                )));
+            }
             let mut row = Vec::with_capacity(n);
             for i in 0..n {
-                row.push(match r.get_ref(i).map_err(|e| self.err(e))? {
+                let cell = match r.get_ref(i).map_err(|e| self.err(e))? {
                     ValueRef::Null => "NULL".to_string(),
                     ValueRef::Integer(v) => v.to_string(),
                     ValueRef::Real(v) => format!("{v}"),
                     ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
                     ValueRef::Blob(b) => format!("<{} bytes>", b.len()),
-                });
+                };
+                bytes += cell.len() + 8;
+                row.push(cell);
+            }
+            if bytes > limits.max_bytes {
+                return Err(Error::new(format!(
+                    "db query: the statement's result exceeds {} MiB; select fewer columns or \
+                     rows",
+                    limits.max_bytes >> 20
+                )));
             }
             out.push(row);
         }
-        Ok((cols, out))
+        Ok(out)
     }
 
     /// Call paths × runs for `ids`, heaviest (over the runs) first, at most

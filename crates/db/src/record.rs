@@ -1,6 +1,7 @@
 //! Recording an experiment: one transaction per run.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use parallax_analysis::profile::{ExperimentProfile, Times};
 use parallax_model::event::{RegionId, OVERFLOW_REGION, UNKNOWN_REGION};
@@ -32,12 +33,85 @@ pub struct RunMeta {
     pub tags: Vec<String>,
     /// Findings of the bottleneck analysis.
     pub findings: Vec<Finding>,
+    /// The process that records the run (JSON; see the `runner` column).
+    pub runner: Option<String>,
 }
 
 impl Db {
     /// Records `exp` (with its loaded profile) as a new run; returns its id.
     pub fn record(
         &mut self,
+        exp: &Experiment,
+        prof: &ExperimentProfile,
+        meta: &RunMeta,
+    ) -> Result<i64> {
+        self.store(None, exp, prof, meta)
+    }
+
+    /// Records a run that starts now in `dir`, before it has an
+    /// experiment: its metadata (`meta.status` says "running") and tags.
+    /// [`Db::complete`] or [`Db::set_status`] finish the record.
+    pub fn begin(&mut self, dir: &Path, meta: &RunMeta) -> Result<i64> {
+        let path = self.path.clone();
+        let e = |e| crate::Error::sql(&path, e);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(e)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        tx.execute(
+            "INSERT INTO runs (dir, program, ranks, threads, start_unix_ns, wall_s, status, \
+             parallax_version, recorded_unix_s, command, mpi, runner) \
+             VALUES (?1, ?2, 0, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                dir.to_string_lossy(),
+                meta.program,
+                now.as_nanos() as i64,
+                meta.wall_s,
+                meta.status,
+                env!("CARGO_PKG_VERSION"),
+                now.as_secs() as i64,
+                serde_json::to_string(&meta.command).unwrap_or_default(),
+                meta.mpi,
+                meta.runner,
+            ],
+        )
+        .map_err(e)?;
+        let run = tx.last_insert_rowid();
+        insert_tags(&tx, run, &meta.tags).map_err(e)?;
+        tx.commit().map_err(e)?;
+        Ok(run)
+    }
+
+    /// Completes run `id` (from [`Db::begin`]) with its experiment; a run
+    /// removed meanwhile is recorded anew. Returns the run's id.
+    pub fn complete(
+        &mut self,
+        id: i64,
+        exp: &Experiment,
+        prof: &ExperimentProfile,
+        meta: &RunMeta,
+    ) -> Result<i64> {
+        self.store(Some(id), exp, prof, meta)
+    }
+
+    /// Sets how run `id` ended, for a run that left no experiment.
+    pub fn set_status(&mut self, id: i64, status: &str, wall_s: Option<f64>) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?2, wall_s = ?3 WHERE id = ?1",
+                params![id, status, wall_s],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Records `exp` as run `id`, or as a new run.
+    fn store(
+        &mut self,
+        id: Option<i64>,
         exp: &Experiment,
         prof: &ExperimentProfile,
         meta: &RunMeta,
@@ -60,32 +134,73 @@ impl Db {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        tx.execute(
-            "INSERT INTO runs (dir, program, args, hosts, ranks, threads, start_unix_ns, wall_s, \
-             mode, status, parallax_version, recorded_unix_s, command, git_revision, compiler, mpi) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            params![
-                dir.to_string_lossy(),
-                meta.program,
-                serde_json::to_string(&first.map(|i| i.args.clone()).unwrap_or_default())
-                    .unwrap_or_default(),
-                hosts.join(","),
-                exp.processes.len() as i64,
-                prof.locations.len() as i64,
-                first.map(|i| i.start_unix_ns as i64),
-                meta.wall_s,
-                first.map(|i| i.mode.name()),
-                meta.status,
-                first.map(|i| i.version.clone()),
-                now as i64,
-                serde_json::to_string(&meta.command).unwrap_or_default(),
-                meta.git_revision,
-                meta.compiler,
-                meta.mpi,
-            ],
-        )
+        let begun: Option<i64> = match id {
+            Some(id) => tx
+                .query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0))
+                .optional()
+                .map_err(e)?,
+            None => None,
+        };
+        let args = serde_json::to_string(&first.map(|i| i.args.clone()).unwrap_or_default())
+            .unwrap_or_default();
+        let hosts = hosts.join(",");
+        let (dir, ranks, locations) = (
+            dir.to_string_lossy(),
+            exp.processes.len() as i64,
+            prof.locations.len() as i64,
+        );
+        let (start, mode) = (
+            first.map(|i| i.start_unix_ns as i64),
+            first.map(|i| i.mode.name()),
+        );
+        let (version, command) = (
+            first.map(|i| i.version.clone()),
+            serde_json::to_string(&meta.command).unwrap_or_default(),
+        );
+        let values: [&dyn rusqlite::ToSql; 18] = [
+            &dir,
+            &meta.program,
+            &args,
+            &hosts,
+            &ranks,
+            &locations,
+            &start,
+            &meta.wall_s,
+            &mode,
+            &meta.status,
+            &version,
+            &(now as i64),
+            &command,
+            &meta.git_revision,
+            &meta.compiler,
+            &meta.mpi,
+            &meta.runner,
+            &begun,
+        ];
+        // A begun run's row is filled in (it keeps its id and tags).
+        if begun.is_some() {
+            tx.execute(
+                "UPDATE runs SET dir = ?1, program = ?2, args = ?3, hosts = ?4, ranks = ?5, \
+                 threads = ?6, start_unix_ns = COALESCE(?7, start_unix_ns), wall_s = ?8, \
+                 mode = ?9, status = ?10, parallax_version = COALESCE(?11, parallax_version), \
+                 recorded_unix_s = ?12, command = ?13, git_revision = ?14, compiler = ?15, \
+                 mpi = ?16, runner = ?17 WHERE id = ?18",
+                &values[..],
+            )
+        } else {
+            tx.execute(
+                "INSERT INTO runs (dir, program, args, hosts, ranks, threads, start_unix_ns, \
+                 wall_s, mode, status, parallax_version, recorded_unix_s, command, git_revision, \
+                 compiler, mpi, runner) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                &values[..17],
+            )
+        }
         .map_err(e)?;
-        let run = tx.last_insert_rowid();
+        let run = match begun {
+            Some(id) => id,
+            None => tx.last_insert_rowid(),
+        };
         {
             let mut ins_loc = tx
                 .prepare("INSERT INTO locations (run, loc, rank, thread, name) VALUES (?1, ?2, ?3, ?4, ?5)")
@@ -139,17 +254,20 @@ impl Db {
             for (name, v) in derived_metrics(exp, prof) {
                 ins_metric.execute(params![run, name, v]).map_err(e)?;
             }
-            let mut ins_tag = tx
-                .prepare("INSERT OR IGNORE INTO tags (run, tag) VALUES (?1, ?2)")
-                .map_err(e)?;
-            for t in &meta.tags {
-                ins_tag.execute(params![run, t]).map_err(e)?;
-            }
         }
+        insert_tags(&tx, run, &meta.tags).map_err(e)?;
         crate::query::insert_findings(&tx, run, &meta.findings).map_err(e)?;
         tx.commit().map_err(e)?;
         Ok(run)
     }
+}
+
+fn insert_tags(tx: &rusqlite::Transaction<'_>, run: i64, tags: &[String]) -> rusqlite::Result<()> {
+    let mut ins = tx.prepare("INSERT OR IGNORE INTO tags (run, tag) VALUES (?1, ?2)")?;
+    for t in tags {
+        ins.execute(params![run, t])?;
+    }
+    Ok(())
 }
 
 /// Derived metrics of a run: time per category summed over locations, and

@@ -9,7 +9,7 @@
 //! See docs/database.md for what each table holds.
 
 /// Migration `i` takes version `i` to `i + 1`.
-pub const MIGRATIONS: &[&str] = &[V1, V2];
+pub const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The version this code writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;
@@ -133,4 +133,11 @@ SELECT p.run, 'time_ns.' || CASE
     SUM(p.excl_ns)
 FROM profile p JOIN callpaths c ON c.id = p.callpath JOIN regions r ON r.id = c.region
 GROUP BY p.run, cat;
+"#;
+
+/// Version 3: which process records a run, so that a run recorded as
+/// "running" whose process is gone reads as killed (JSON: host, boot id,
+/// pid, start time).
+pub const V3: &str = r#"
+ALTER TABLE runs ADD COLUMN runner TEXT;
 "#;

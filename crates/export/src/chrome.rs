@@ -18,14 +18,20 @@ use parallax_model::experiment::Experiment;
 use crate::stream::{self, FlowEnd, Flows};
 use crate::{Error, Selection, Summary};
 
+/// What every Chrome trace written here starts with.
+const HEAD: &[u8] = b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+
+/// A Chrome trace, recognised by its first bytes.
+const KIND: parallax_output::file::Kind =
+    parallax_output::file::Kind::starting_with("a Chrome trace", &[HEAD]);
+
 /// Writes a Chrome trace.
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
     let locs = stream::locations(exp, sel)?;
-    let mut w = crate::create(out)?;
+    let mut w = crate::create(out, KIND)?;
     let io = |e| Error::io(out, e);
     let mut summary = Summary::default();
-    w.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
-        .map_err(io)?;
+    w.write_all(HEAD).map_err(io)?;
     let mut first = true;
     let mut sep = |w: &mut dyn Write| -> std::io::Result<()> {
         if !first {
@@ -160,7 +166,7 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
         }
     }
     w.write_all(b"\n]}\n").map_err(io)?;
-    w.flush().map_err(io)?;
+    crate::finish(w, out)?;
     Ok(summary)
 }
 

@@ -16,6 +16,31 @@ use parallax_model::experiment::Experiment;
 use crate::table::{selected_profiles, PathTimes};
 use crate::{Error, Format, Options, Summary};
 
+use parallax_output::file::Kind;
+
+/// Folded stacks: every line a path, a space and a count.
+const FOLDED: Kind = Kind::recognised_by("folded stacks", is_folded);
+
+fn is_folded(head: &[u8]) -> bool {
+    // The complete lines of the head (the last may be cut).
+    let Some(end) = head.iter().rposition(|&b| b == b'\n') else {
+        return false;
+    };
+    head[..end].split(|&b| b == b'\n').all(|l| {
+        l.iter()
+            .rposition(|&b| b == b' ')
+            .is_some_and(|s| s > 0 && s + 1 < l.len() && l[s + 1..].iter().all(u8::is_ascii_digit))
+    })
+}
+
+fn kind(format: Format) -> Kind {
+    if format == Format::Svg {
+        Kind::SVG
+    } else {
+        FOLDED
+    }
+}
+
 /// Writes folded stacks or an SVG flame graph.
 pub fn export(
     exp: &Experiment,
@@ -24,11 +49,14 @@ pub fn export(
     out: &Path,
 ) -> Result<Summary, Error> {
     let lines = folded_lines(exp, prof, opts)?;
-    let mut w = crate::create(out)?;
+    let mut w = crate::create(out, kind(opts.format))?;
     let io = |e| Error::io(out, e);
     if opts.format == Format::Svg {
         let mut o = inferno::flamegraph::Options::default();
-        o.title = format!("Parallax: {}", exp.dir.display());
+        o.title = format!(
+            "Parallax: {}",
+            parallax_output::text::inert(&exp.dir.to_string_lossy())
+        );
         o.count_name = "ns".to_string();
         o.name_type = "Region:".to_string();
         if lines.is_empty() {
@@ -44,7 +72,7 @@ pub fn export(
             writeln!(w, "{l}").map_err(io)?;
         }
     }
-    w.flush().map_err(io)?;
+    crate::finish(w, out)?;
     Ok(Summary {
         rows: lines.len() as u64,
         ..Summary::default()
@@ -78,13 +106,9 @@ pub fn folded_lines(
         .collect())
 }
 
-/// A frame name that cannot break the folded syntax.
+/// A frame name that cannot break the folded syntax, nor a terminal or an
+/// SVG file: `;` separates frames, and control characters are written
+/// visibly ([`parallax_output::text::inert`]).
 fn frame(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            ';' => ':',
-            '\n' | '\r' | '\t' => ' ',
-            c => c,
-        })
-        .collect()
+    parallax_output::text::inert(s).replace(';', ":")
 }

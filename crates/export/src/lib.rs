@@ -51,6 +51,7 @@ use std::time::Instant;
 pub use error::{Error, ErrorKind};
 use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
+use parallax_output::file::{Kind, OutputFile};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,8 +298,20 @@ fn output_bytes(path: &Path) -> u64 {
     total
 }
 
-/// Creates `path` for writing, with a clear error.
-pub(crate) fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, Error> {
-    let f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+/// An export being written (see [`parallax_output::file`]: beside its
+/// destination, replacing only an earlier export of the same kind).
+pub(crate) type Output = std::io::BufWriter<OutputFile>;
+
+/// Starts writing `path` as a file of `kind`, with a clear error.
+pub(crate) fn create(path: &Path, kind: Kind) -> Result<Output, Error> {
+    let f = OutputFile::create(path, kind).map_err(|e| Error::io(path, e))?;
     Ok(std::io::BufWriter::with_capacity(1 << 20, f))
+}
+
+/// Puts the complete export in place of its destination.
+pub(crate) fn finish(w: Output, path: &Path) -> Result<(), Error> {
+    let f = w
+        .into_inner()
+        .map_err(|e| Error::io(path, e.into_error()))?;
+    f.commit().map_err(|e| Error::io(path, e))
 }

@@ -32,6 +32,23 @@ use parallax_model::experiment::Experiment;
 use crate::stream::{self, hash, FlowEnd, Flows, Loc};
 use crate::{Error, Selection, Summary};
 
+/// A Perfetto trace as written here: its first packet is a track
+/// descriptor.
+const KIND: parallax_output::file::Kind =
+    parallax_output::file::Kind::recognised_by("a Perfetto trace", starts_with_descriptor);
+
+fn starts_with_descriptor(head: &[u8]) -> bool {
+    if head.first() != Some(&(((f::TRACE_PACKET << 3) | 2) as u8)) {
+        return false;
+    }
+    // Skip the packet's length (a varint), then the descriptor's key.
+    let Some(len_end) = head[1..].iter().take(10).position(|b| b & 0x80 == 0) else {
+        return false;
+    };
+    let key = (f::TRACK_DESCRIPTOR << 3) | 2;
+    head[2 + len_end..].starts_with(&[((key & 0x7f) as u8) | 0x80, (key >> 7) as u8])
+}
+
 // Field numbers (perfetto.protos.*).
 mod f {
     // Trace
@@ -172,7 +189,7 @@ impl Pb {
 /// Writes a Perfetto trace.
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
     let locs = stream::locations(exp, sel)?;
-    let mut w = crate::create(out)?;
+    let mut w = crate::create(out, KIND)?;
     let mut summary = Summary::default();
     let mut pb = Pb::default();
     let io = |e| Error::io(out, e);
@@ -352,7 +369,7 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
             summary.warnings.push(wn);
         }
     }
-    w.flush().map_err(io)?;
+    crate::finish(w, out)?;
     Ok(summary)
 }
 

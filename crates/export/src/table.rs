@@ -6,7 +6,8 @@
 //! by `;`), `region`, `kind`, `category`, `count`, `inclusive_ns`,
 //! `exclusive_ns`, `min_ns`, `max_ns`, `mean_ns`, `sd_ns`, `locations`.
 //! `pandas.read_csv(path)` and `pandas.read_json(path)` read them in one
-//! call; merged rows have empty (null) rank and thread.
+//! call; merged rows have empty (null) rank and thread. Text cells that a
+//! spreadsheet would take for a formula are written as text (see [`csv`]).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -18,6 +19,39 @@ use parallax_model::region::RegionKind;
 use serde_json::{json, Value};
 
 use crate::{Error, Format, Options, Summary};
+
+use parallax_output::file::Kind;
+
+/// The first line of a CSV profile.
+const CSV_HEADER: &str = "rank,thread,location,depth,path,region,kind,category,count,inclusive_ns,exclusive_ns,min_ns,max_ns,mean_ns,sd_ns,locations";
+
+fn kind(format: Format) -> Kind {
+    const CSV: &[&[u8]] = &[CSV_HEADER.as_bytes()];
+    // Records' keys come sorted (or in the order written).
+    const JSON: &[&[u8]] = &[b"[\n{\"category\":", b"[\n{\"rank\":", b"[\n]"];
+    match format {
+        Format::Csv => Kind::starting_with("a CSV profile", CSV),
+        Format::Json => Kind::starting_with("a JSON profile", JSON),
+        _ => Kind::recognised_by("a Hatchet tree", is_hatchet),
+    }
+}
+
+/// A Hatchet literal: an array whose first node, after any nesting of
+/// first children, has a frame (or an empty array).
+fn is_hatchet(head: &[u8]) -> bool {
+    let text: Vec<u8> = head
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let Some(mut rest) = text.strip_prefix(b"[") else {
+        return false;
+    };
+    while let Some(r) = rest.strip_prefix(b"{\"children\":[") {
+        rest = r;
+    }
+    rest.is_empty() || rest.starts_with(b"{\"frame\":") || rest.starts_with(b"]")
+}
 
 /// One call path's statistics.
 pub struct PathTimes {
@@ -125,12 +159,12 @@ pub fn export(
 ) -> Result<Summary, Error> {
     let groups = selected_profiles(exp, prof, opts)?;
     let kinds = kinds(exp);
-    let mut w = crate::create(out)?;
+    let mut w = crate::create(out, kind(opts.format))?;
     let io = |e| Error::io(out, e);
     let mut rows = 0u64;
     match opts.format {
         Format::Csv => {
-            writeln!(w, "rank,thread,location,depth,path,region,kind,category,count,inclusive_ns,exclusive_ns,min_ns,max_ns,mean_ns,sd_ns,locations").map_err(io)?;
+            writeln!(w, "{CSV_HEADER}").map_err(io)?;
             for (_, group) in &groups {
                 for r in group {
                     let (rank, thread, name) = match &r.location {
@@ -226,7 +260,7 @@ pub fn export(
             w.write_all(b"\n").map_err(io)?;
         }
     }
-    w.flush().map_err(io)?;
+    crate::finish(w, out)?;
     Ok(Summary {
         rows,
         ..Summary::default()
@@ -272,9 +306,16 @@ fn hatchet_tree(rows: &[PathTimes], kinds: &BTreeMap<String, RegionKind>) -> Vec
         .collect()
 }
 
-/// A CSV field, quoted when needed.
+/// A text field of the CSV, quoted when needed. A spreadsheet reads a
+/// cell starting with `=`, `+`, `-` or `@` (or a tab or carriage return
+/// before one) as a formula: such a name gets a leading `'`, which makes
+/// it text, and is quoted. Numbers are written by [`num`] and stay
+/// numbers.
 fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula {
+        format!("\"'{}\"", s.replace('"', "\"\""))
+    } else if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()

@@ -21,20 +21,11 @@ pub const CATEGORIES: [&str; 5] = [
     "measurement",
 ];
 
-/// `s` with XML's special characters escaped.
+/// `s` as XML text: markup escaped, and no character XML forbids (a
+/// name's ESC or NUL would make the file malformed): see
+/// [`parallax_output::text::xml`].
 pub fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '&' => o.push_str("&amp;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            _ => o.push(c),
-        }
-    }
-    o
+    parallax_output::text::xml(s)
 }
 
 /// A duration in ns with a unit.
@@ -295,6 +286,11 @@ mod tests {
         let b = bars("t<1>", &[("a&b".into(), 2e6), ("c".into(), 1e6)]);
         assert!(b.contains("t&lt;1&gt;") && b.contains("a&amp;b") && b.ends_with("</svg>\n"));
         assert_eq!(b.matches("<rect").count(), 3);
+        let hostile = bars("t\x1b[2J", &[("a\0b\x07".into(), 1.0)]);
+        assert!(
+            !hostile.chars().any(|c| c.is_control() && c != '\n'),
+            "{hostile:?}"
+        );
         let s = scaling("p", &[(1.0, 8.0), (2.0, 4.5), (4.0, 2.6)]);
         assert_eq!(s.matches("<circle").count(), 3);
         let t = timeline(

@@ -11,10 +11,14 @@ use serde_json::json;
 
 use parallax_db::query::Metric;
 use parallax_db::{Db, Finding};
+use parallax_output::file::Kind;
+
+use parallax_output::text::inert;
 
 use crate::fmt;
+use crate::runner::{self, Runner};
 
-pub use record::{record, Target};
+pub use record::{begin, finish, record, Begun, Target};
 
 /// Arguments of `parallax db`.
 #[derive(clap::Args, Debug)]
@@ -79,6 +83,12 @@ pub enum Command {
         /// Print JSON (an array of objects).
         #[arg(long)]
         json: bool,
+        /// Stop the statement after this many seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout)]
+        timeout: f64,
+        /// Refuse a result of more rows than this.
+        #[arg(long, value_name = "N", default_value_t = 100_000)]
+        max_rows: usize,
     },
     /// Call paths × runs, with each run's metadata (like Thicket).
     Compare {
@@ -113,6 +123,15 @@ pub enum Command {
     },
 }
 
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1e6 => Ok(t),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds between 0 and 1000000"
+        )),
+    }
+}
+
 fn path_of(a: &Args) -> anyhow::Result<PathBuf> {
     parallax_db::resolve(a.db.as_deref())
         .context("no database path: set --db or PARALLAX_DB (HOME is not set)")
@@ -120,7 +139,13 @@ fn path_of(a: &Args) -> anyhow::Result<PathBuf> {
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let path = path_of(&a)?;
-    if let Command::Query { sql, json } = &a.command {
+    if let Command::Query {
+        sql,
+        json,
+        timeout,
+        max_rows,
+    } = &a.command
+    {
         let sql = if sql == "-" {
             let mut s = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
@@ -132,7 +157,12 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         // Opened once for writing first, so an older schema is migrated.
         drop(Db::open(&path)?);
         let db = Db::open_read_only(&path)?;
-        let (cols, rows) = db.query(&sql)?;
+        let limits = parallax_db::Limits {
+            timeout: std::time::Duration::from_secs_f64(*timeout),
+            max_rows: *max_rows,
+            ..Default::default()
+        };
+        let (cols, rows) = db.query(&sql, &limits)?;
         if *json {
             let v: Vec<_> = rows
                 .iter()
@@ -143,9 +173,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                         .collect::<serde_json::Map<_, _>>()
                 })
                 .collect();
-            crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+            crate::console::out_json(&v)?;
         } else {
-            crate::out(&fmt::table(&cols, &rows, 100))?;
+            crate::console::out(&fmt::table(&cols, &rows, 100))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -155,9 +185,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             let runs = db.list(tag.as_deref(), program.as_deref())?;
             if json {
                 let v: Vec<_> = runs.iter().map(run_json).collect();
-                crate::out(&(serde_json::to_string_pretty(&v)? + "\n"))?;
+                crate::console::out_json(&v)?;
             } else if runs.is_empty() {
-                crate::out(&format!("No runs in {}\n", path.display()))?;
+                crate::console::out(&format!("No runs in {}\n", inert(&path.to_string_lossy())))?;
             } else {
                 let cols = [
                     "id",
@@ -166,6 +196,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                     "locs",
                     "wall",
                     "started (UTC)",
+                    "status",
                     "tags",
                 ]
                 .map(String::from);
@@ -181,22 +212,23 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                             r.start_unix_ns
                                 .map(|t| fmt::date_time(t / 1_000_000_000))
                                 .unwrap_or_default(),
+                            status(r),
                             r.tags.join(","),
                         ]
                     })
                     .collect();
-                crate::out(&fmt::table(&cols, &rows, 100))?;
+                crate::console::out(&fmt::table(&cols, &rows, 100))?;
             }
         }
         Command::Show { id, top, json } => show(&db, id, top, json)?,
         Command::Tag { id, tags, remove } => {
             db.tag(id, &tags, &remove)?;
             let r = db.run(id)?;
-            crate::out(&format!("run {id}: tags {}\n", r.tags.join(",")))?;
+            crate::console::out(&format!("run {id}: tags {}\n", inert(&r.tags.join(","))))?;
         }
         Command::Rm { ids } => {
             let n = db.remove(&ids)?;
-            crate::out(&format!("removed {n} run(s)\n"))?;
+            crate::console::out(&format!("removed {n} run(s)\n"))?;
             if n < ids.len() {
                 anyhow::bail!("{} of the ids were not in the database", ids.len() - n);
             }
@@ -222,7 +254,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             anyhow::ensure!(!ids.is_empty(), "no runs to compare");
             let m = Metric::parse(&metric).unwrap_or(Metric::Inclusive);
             let t = db.compare(&ids, m, top)?;
-            crate::out(&compare_text(&t, &metric))?;
+            crate::console::out(&compare_text(&t, &metric))?;
         }
         Command::Scaling { program, svg } => {
             let pts = db.scaling(&program)?;
@@ -244,14 +276,14 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                     ]
                 })
                 .collect();
-            crate::out(&fmt::table(&cols, &rows, 100))?;
+            crate::console::out(&fmt::table(&cols, &rows, 100))?;
             if let Some(f) = svg {
                 let series: Vec<(f64, f64)> =
                     pts.iter().map(|p| (p.threads as f64, p.wall_s)).collect();
                 let text = parallax_report::svg::scaling(&program, &series);
-                std::fs::write(&f, text)
+                parallax_output::file::write(&f, Kind::SVG, text.as_bytes())
                     .with_context(|| format!("cannot write {}", f.display()))?;
-                eprintln!("parallax: scaling chart in {}", f.display());
+                crate::console::note(&format!("scaling chart in {}", f.display()));
             }
         }
         Command::Findings { id, file } => {
@@ -270,18 +302,30 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 }
             };
             db.set_findings(id, &f)?;
-            crate::out(&format!("run {id}: {} finding(s)\n", f.len()))?;
+            crate::console::out(&format!("run {id}: {} finding(s)\n", f.len()))?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How run `r` stands: its status, or that it did not finish when it
+/// says "running" and its `parallax run` is gone.
+fn status(r: &parallax_db::RunRow) -> String {
+    let runner = r
+        .runner
+        .as_deref()
+        .and_then(|t| serde_json::from_str(t).ok())
+        .and_then(|v| Runner::from_json(&v));
+    runner::describe(r.status.as_deref().unwrap_or("-"), runner.as_ref())
 }
 
 fn run_json(r: &parallax_db::RunRow) -> serde_json::Value {
     json!({
         "id": r.id, "dir": r.dir, "program": r.program, "command": r.command,
         "ranks": r.ranks, "threads": r.threads, "start_unix_ns": r.start_unix_ns,
-        "wall_s": r.wall_s, "mode": r.mode, "status": r.status, "hosts": r.hosts,
-        "git_revision": r.git_revision, "compiler": r.compiler, "mpi": r.mpi, "tags": r.tags,
+        "wall_s": r.wall_s, "mode": r.mode, "status": r.status, "state": status(r),
+        "hosts": r.hosts, "git_revision": r.git_revision, "compiler": r.compiler, "mpi": r.mpi,
+        "tags": r.tags,
     })
 }
 
@@ -298,7 +342,7 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
             .map(|p| json!({"path": p.path, "calls": p.calls, "incl_ns": p.incl_ns, "excl_ns": p.excl_ns, "pct_excl": p.pct_excl, "imbalance": p.imbalance}))
             .collect();
         v["findings"] = findings.iter().map(Finding::to_json).collect();
-        return crate::out(&(serde_json::to_string_pretty(&v)? + "\n"));
+        return crate::console::out_json(&v);
     }
     let mut s = String::new();
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
@@ -325,10 +369,7 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
                 .map(|w| fmt::ns(w * 1e9))
                 .unwrap_or_else(|| "-".into()),
         ),
-        (
-            "Status",
-            format!("{} (mode {})", opt(&r.status), opt(&r.mode)),
-        ),
+        ("Status", format!("{} (mode {})", status(&r), opt(&r.mode))),
         ("Revision", opt(&r.git_revision)),
         ("Compiler", opt(&r.compiler)),
         ("MPI", opt(&r.mpi)),
@@ -344,7 +385,7 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
         } else {
             format!("{v:.3}")
         };
-        s += &format!("  {k:<32}{shown}\n");
+        s += &format!("  {:<32}{shown}\n", inert(k));
     }
     s += "\nHeaviest call paths (exclusive, summed over locations)\n";
     let cols = [
@@ -375,15 +416,15 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
         for f in &findings {
             s += &format!(
                 "  {:<24} {:>10}  rank {} thread {}  {}\n",
-                f.pattern,
+                inert(&f.pattern),
                 fmt::ns(f.severity_s * 1e9),
                 f.rank.map_or("-".into(), |x| x.to_string()),
                 f.thread.map_or("-".into(), |x| x.to_string()),
-                f.region.clone().unwrap_or_default()
+                inert(f.region.as_deref().unwrap_or_default())
             );
         }
     }
-    crate::out(&s)
+    crate::console::out(&s)
 }
 
 fn compare_text(t: &parallax_db::CompareTable, metric: &str) -> String {
@@ -404,7 +445,7 @@ fn compare_text(t: &parallax_db::CompareTable, metric: &str) -> String {
                 r.wall_s.map(|w| fmt::ns(w * 1e9)).unwrap_or_default(),
                 r.git_revision
                     .as_deref()
-                    .map(|g| g[..g.len().min(10)].to_string())
+                    .map(|g| g.chars().take(10).collect())
                     .unwrap_or_default(),
                 r.tags.join(","),
             ]

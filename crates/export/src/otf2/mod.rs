@@ -15,6 +15,8 @@ use crate::{Error, Selection, Summary};
 #[cfg(have_otf2)]
 mod ffi;
 #[cfg(have_otf2)]
+mod place;
+#[cfg(have_otf2)]
 mod read;
 #[cfg(have_otf2)]
 mod write;

@@ -28,7 +28,7 @@
 
 use std::collections::HashMap;
 use std::ffi::CString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::ptr;
 
 use parallax_model::event::{CollectiveOp, EventKind, RegionId};
@@ -36,6 +36,7 @@ use parallax_model::experiment::Experiment;
 use parallax_model::region::RegionKind;
 
 use super::ffi::{self as f, ErrorCode};
+use super::place;
 use crate::stream::{self, Loc};
 use crate::{Error, ErrorKind, Selection, Summary};
 
@@ -136,10 +137,24 @@ struct ProcMap {
 }
 
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
+    let (dir, name) = place::destination(out)?;
+    let stage = place::Stage::new(&dir, &name)?;
+    let summary = write_archive(exp, sel, out, stage.dir(), &name)?;
+    stage.put(&dir, &name)?;
+    Ok(summary)
+}
+
+/// Writes the archive `name` into `dir`; `out` names it in errors.
+fn write_archive(
+    exp: &Experiment,
+    sel: &Selection,
+    out: &Path,
+    dir: &Path,
+    name: &str,
+) -> Result<Summary, Error> {
     let locs = stream::locations(exp, sel)?;
-    let (dir, name) = archive_path(out)?;
-    let cdir = cpath(&dir)?;
-    let cname = CString::new(name.clone()).map_err(|_| bad_path(out))?;
+    let cdir = cpath(dir)?;
+    let cname = CString::new(name).map_err(|_| bad_path(out))?;
     let mut summary = Summary::default();
     let mut defs = Defs::default();
     for p in EVENT_PARAMS {
@@ -1073,63 +1088,4 @@ fn bad_path(out: &Path) -> Error {
 
 fn cpath(p: &Path) -> Result<CString, Error> {
     CString::new(p.as_os_str().as_encoded_bytes().to_vec()).map_err(|_| bad_path(p))
-}
-
-/// The archive's directory and name for the anchor file `out`
-/// (`DIR/NAME.otf2`), after removing an earlier archive of that name.
-fn archive_path(out: &Path) -> Result<(PathBuf, String), Error> {
-    if out.extension().and_then(|e| e.to_str()) != Some("otf2") {
-        return Err(bad_path(out));
-    }
-    let name = out
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| bad_path(out))?
-        .to_string();
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    // libotf2 refuses to overwrite: remove an earlier archive, but only
-    // one that looks like an OTF2 archive (its anchor exists and its
-    // directory holds only .evt/.def files).
-    let data = dir.join(&name);
-    if out.is_file() {
-        if data.is_dir() {
-            let only_otf2 = std::fs::read_dir(&data)
-                .map_err(|e| Error::io(&data, e))?
-                .flatten()
-                .all(|e| {
-                    let p = e.path();
-                    p.is_file()
-                        && matches!(
-                            p.extension().and_then(|x| x.to_str()),
-                            Some("evt" | "def" | "snap" | "thumb")
-                        )
-                });
-            if !only_otf2 {
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    format!(
-                        "{} exists and holds more than an OTF2 archive; choose another --out",
-                        data.display()
-                    ),
-                ));
-            }
-            std::fs::remove_dir_all(&data).map_err(|e| Error::io(&data, e))?;
-        }
-        std::fs::remove_file(out).map_err(|e| Error::io(out, e))?;
-        let _ = std::fs::remove_file(dir.join(format!("{name}.def")));
-    } else if data.exists() {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{} exists; remove it or choose another --out",
-                data.display()
-            ),
-        ));
-    }
-    Ok((dir, name))
 }
