@@ -116,7 +116,7 @@ pub fn text(
                 Source::Runtime => "runtime profile",
                 Source::Trace => "derived from the trace",
             };
-            let head = format!("Location {}", names.label(l.rank, l.thread));
+            let head = format!("Location {}", inert(&names.label(l.rank, l.thread)));
             let _ = writeln!(
                 s,
                 "\n{} {}",
