@@ -77,7 +77,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().ok();
     crate::db::record(&a.db, &exp, Some(&prof), exe.as_deref(), meta);
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&crate::report::to_json(&exp, &prof))? + "\n"))?;
+        crate::report::write_json(
+            &mut std::io::BufWriter::new(std::io::stdout().lock()),
+            &exp,
+            &prof,
+        )?;
     } else {
         crate::out(&crate::report::text(&exp, &prof, 10, true))?;
         crate::out(&format!(

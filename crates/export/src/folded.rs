@@ -5,6 +5,11 @@
 //! graph tool. Without `--merged` each location's paths sit below a root
 //! frame naming the location; with it, paths are summed over the selected
 //! locations.
+//!
+//! Every line spells out its whole path, so the output grows with the
+//! square of the depth of a call tree: frames deeper than [`MAX_DEPTH`]
+//! are not shown; their time is counted in one frame `…` below the
+//! deepest frame shown.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -13,8 +18,11 @@ use std::path::Path;
 use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
 
-use crate::table::{selected_profiles, PathTimes};
+use crate::table::{selected_profiles, Frames};
 use crate::{Error, Format, Options, Summary};
+
+/// Frames of a call path shown at most (the location's frame included).
+pub const MAX_DEPTH: usize = 256;
 
 /// Writes folded stacks or an SVG flame graph.
 pub fn export(
@@ -57,24 +65,40 @@ pub fn folded_lines(
     prof: &ExperimentProfile,
     opts: &Options,
 ) -> Result<Vec<String>, Error> {
-    let mut paths: BTreeMap<Vec<String>, f64> = BTreeMap::new();
-    for (label, rows) in selected_profiles(exp, prof, opts)? {
-        for PathTimes { path, times, .. } in rows {
-            let mut p = Vec::with_capacity(path.len() + 1);
+    let mut lines: BTreeMap<String, f64> = BTreeMap::new();
+    for (of, rows) in selected_profiles(exp, prof, opts)? {
+        let label = of.map(|g| frame(&g.label));
+        // Frames of the region's own path shown: one fewer below a label.
+        let shown = MAX_DEPTH - label.is_some() as usize;
+        let mut frames = Frames::default();
+        for r in &rows {
+            frames.visit(r);
+            let all = frames.all();
+            let (path, deeper) = if all.len() > shown {
+                (&all[..shown - 1], true)
+            } else {
+                (all, false)
+            };
+            let mut line = String::new();
             if let Some(l) = &label {
-                p.push(l.clone());
+                line.push_str(l);
             }
-            p.extend(path);
-            *paths.entry(p).or_insert(0.0) += times.exclusive;
+            for f in path {
+                if !line.is_empty() {
+                    line.push(';');
+                }
+                line.push_str(&frame(f));
+            }
+            if deeper {
+                line.push_str(";…");
+            }
+            *lines.entry(line).or_insert(0.0) += r.times.exclusive;
         }
     }
-    Ok(paths
+    Ok(lines
         .into_iter()
         .filter(|(_, v)| v.round() >= 1.0)
-        .map(|(p, v)| {
-            let frames: Vec<String> = p.iter().map(|f| frame(f)).collect();
-            format!("{} {}", frames.join(";"), v.round() as u64)
-        })
+        .map(|(p, v)| format!("{p} {}", v.round() as u64))
         .collect())
 }
 

@@ -48,6 +48,8 @@ pub struct Outcome {
     pub elapsed: Duration,
     /// What it printed (at most [`KEEP`] bytes of each stream).
     pub stdout: Vec<u8>,
+    /// How many bytes it printed on stdout in all.
+    pub stdout_len: u64,
     /// What it printed on stderr, lossily decoded.
     pub stderr: String,
 }
@@ -89,17 +91,19 @@ pub fn run(cmd: &mut Command, limits: &Limits) -> std::io::Result<Outcome> {
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut keep = Vec::new();
+            let mut total = 0u64;
             let mut buf = [0u8; 1 << 16];
             loop {
                 match r.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
+                        total += n as u64;
                         let room = KEEP.saturating_sub(keep.len());
                         keep.extend_from_slice(&buf[..n.min(room)]);
                     }
                 }
             }
-            keep
+            (keep, total)
         })
     };
     let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
@@ -132,8 +136,8 @@ pub fn run(cmd: &mut Command, limits: &Limits) -> std::io::Result<Outcome> {
         std::thread::sleep(Duration::from_millis(2));
     }
     let elapsed = started.elapsed();
-    let stdout = out.join().unwrap_or_default();
-    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+    let (stdout, stdout_len) = out.join().unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default().0).into_owned();
     let (exited, signal) = if libc::WIFEXITED(status) {
         (Some(libc::WEXITSTATUS(status)), None)
     } else if libc::WIFSIGNALED(status) {
@@ -148,6 +152,7 @@ pub fn run(cmd: &mut Command, limits: &Limits) -> std::io::Result<Outcome> {
         max_rss: usage.ru_maxrss as u64 * 1024,
         elapsed,
         stdout,
+        stdout_len,
         stderr,
     })
 }
