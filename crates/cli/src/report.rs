@@ -179,7 +179,7 @@ pub(crate) fn wrap_words(s: &mut String, head: &str, words: &[String], indent: u
 
 /// The concurrency profile, where the experiment has traces.
 fn concurrency_of(exp: &Experiment) -> Option<Concurrency> {
-    let c = concurrency::profile(exp, Executor::pool()).ok()?;
+    let c = concurrency::profile(exp).ok()?;
     (c.locations > 0 && c.total_ns > 0.0).then_some(c)
 }
 

@@ -151,7 +151,7 @@ pub fn deep(dir: &Path, depth: u32, profile: bool) -> Result<(), Error> {
 
 /// `locations` threads of one process with `events` events in all, written
 /// as they are made (memory does not grow with `events`): a loop of calls
-/// to eight functions, two and three deep, with a lock now and then.
+/// to eight functions, each followed by taking a lock.
 pub fn large(dir: &Path, events: u64, locations: u32) -> Result<(), Error> {
     let pdir = dir.join(experiment::rank_dir(0));
     std::fs::create_dir_all(&pdir).map_err(|e| Error::io(&pdir, e))?;
@@ -170,23 +170,14 @@ pub fn large(dir: &Path, events: u64, locations: u32) -> Result<(), Error> {
         };
         while n + 8 <= per {
             let f = 2 + (i % 8) as u32;
-            let inner = if i % 16 == 0 {
-                [
-                    EventKind::LockAcquired { lock: 9 },
-                    EventKind::LockRelease { lock: 9 },
-                ]
-            } else {
-                [
-                    EventKind::Enter { region: 10 },
-                    EventKind::Leave { region: 10 },
-                ]
-            };
             for kind in [
                 EventKind::Enter { region: 1 },
                 EventKind::Enter { region: f },
-                inner[0],
-                inner[1],
                 EventKind::Leave { region: f },
+                EventKind::Enter { region: 11 },
+                EventKind::LockAcquired { lock: 9 },
+                EventKind::Leave { region: 11 },
+                EventKind::LockRelease { lock: 9 },
                 EventKind::Leave { region: 1 },
             ] {
                 push(&mut w, &mut t, &mut n, kind)?;
@@ -219,9 +210,9 @@ pub fn large(dir: &Path, events: u64, locations: u32) -> Result<(), Error> {
         });
     }
     all.push(Def::Region {
-        id: 10,
-        kind: RegionKind::Function,
-        name: "leaf".into(),
+        id: 11,
+        kind: RegionKind::Lock,
+        name: "pthread_mutex_lock".into(),
         file: String::new(),
         line: 0,
     });
