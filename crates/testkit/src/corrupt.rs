@@ -328,7 +328,7 @@ fn hostile_events(path: &Path, rng: &mut Rng) -> std::io::Result<String> {
     let mut thread = thread;
     // Base times of the blocks: normally each block's first event's.
     let mut bases: Option<Vec<u64>> = None;
-    let what = match rng.below(12) {
+    let what = match rng.below(14) {
         0 => {
             let v = rng.hostile_u32();
             for e in events.iter_mut() {
@@ -424,6 +424,42 @@ fn hostile_events(path: &Path, rng: &mut Rng) -> std::io::Result<String> {
         10 => {
             events.retain(|e| !matches!(e.kind, EventKind::Leave { .. }));
             "every leave removed".to_string()
+        }
+        12 => {
+            // Ids that agree in their low bits, which weak hashes of
+            // integer keys put in one bucket.
+            let k = *rng.pick(&[5_000u64, 40_000]);
+            let shift = *rng.pick(&[32u32, 40, 48]);
+            let mut time = events[n - 1].time;
+            for i in 0..k {
+                let lock = (i + 1) << shift;
+                for kind in [
+                    EventKind::LockAcquired { lock },
+                    EventKind::LockRelease { lock },
+                    EventKind::SemPost { sem: lock },
+                    EventKind::ThreadCreate { token: lock },
+                ] {
+                    time += 3;
+                    events.push(Event { time, kind });
+                }
+            }
+            format!("{k} locks, semaphores and threads with ids i << {shift}")
+        }
+        13 => {
+            let k = *rng.pick(&[2_000u32, 4_000]);
+            let mut time = events[n - 1].time;
+            for i in 0..k {
+                for kind in [
+                    EventKind::Enter {
+                        region: (i + 1) << 20,
+                    },
+                    EventKind::Leave { region: 0 },
+                ] {
+                    time += 3;
+                    events.push(Event { time, kind });
+                }
+            }
+            format!("{k} regions with ids i << 20")
         }
         _ => {
             let k = 1 + rng.below(200) as usize;

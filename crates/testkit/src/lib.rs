@@ -9,5 +9,6 @@
 
 pub mod base;
 pub mod corrupt;
+pub mod fuzz;
 pub mod limits;
 pub mod rng;
