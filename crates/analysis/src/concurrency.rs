@@ -12,8 +12,7 @@ use parallax_model::experiment::Experiment;
 use parallax_model::region::{Category, RegionKind};
 use parallax_model::Error;
 
-use crate::executor::Executor;
-use crate::trace::{self, Loc};
+use crate::trace::{self, Loc, Stream};
 
 /// Time with exactly k locations busy, and the figures derived from it.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,83 +58,141 @@ impl Concurrency {
     }
 }
 
-/// Busy-state changes of one location: (time ns, +1 or -1).
-type Transitions = Vec<(f64, i32)>;
-
-/// The busy-state changes of `loc`, and the problem that cut its stream
-/// short, if any.
-fn transitions(
-    exp: &Experiment,
-    loc: &Loc,
+/// The busy-state changes of one location in time order, read from its
+/// trace one event at a time.
+struct Changes<'a> {
+    stream: Stream,
+    loc: &'a Loc,
     t0: f64,
-) -> Result<(Transitions, Option<String>), Error> {
-    let p = &exp.processes[loc.process];
-    let waiting = |r: u32| {
-        p.regions.get(&r).is_some_and(|d| {
-            matches!(
-                d.kind.category(),
-                Category::Synchronization | Category::Measurement
-            ) && d.kind != RegionKind::SemPost
-                && d.kind != RegionKind::Unlock
-        })
-    };
-    let mut out = Vec::new();
-    let mut stack: Vec<u32> = Vec::new();
-    let mut flushing = false;
-    let mut busy = false;
-    let mut last = 0.0;
-    let set = |now_busy: bool, t: f64, out: &mut Vec<(f64, i32)>, busy: &mut bool| {
-        if now_busy != *busy {
-            out.push((t, if now_busy { 1 } else { -1 }));
-            *busy = now_busy;
-        }
-    };
-    let err = trace::for_each_event(loc, t0, |e, t| {
-        match e.kind {
-            EventKind::Enter { region } => stack.push(region),
-            EventKind::Leave { .. } => {
-                stack.pop();
-            }
-            EventKind::FlushBegin => flushing = true,
-            EventKind::FlushEnd => flushing = false,
-            _ => {}
-        }
-        let idle = flushing || stack.last().is_some_and(|&r| waiting(r));
-        set(!idle, t, &mut out, &mut busy);
-        last = t;
-    })?;
-    set(false, last, &mut out, &mut busy);
-    Ok((out, err.map(|e| e.to_string())))
+    waiting: Box<dyn Fn(u32) -> bool + 'a>,
+    stack: Vec<u32>,
+    flushing: bool,
+    busy: bool,
+    last: f64,
+    done: bool,
 }
 
-/// The concurrency profile of all traced locations.
-pub fn profile(exp: &Experiment, ex: Executor) -> Result<Concurrency, Error> {
+impl<'a> Changes<'a> {
+    fn new(exp: &'a Experiment, loc: &'a Loc, t0: f64) -> Result<Changes<'a>, Error> {
+        let p = &exp.processes[loc.process];
+        let waiting = move |r: u32| {
+            p.regions.get(&r).is_some_and(|d| {
+                matches!(
+                    d.kind.category(),
+                    Category::Synchronization | Category::Measurement
+                ) && d.kind != RegionKind::SemPost
+                    && d.kind != RegionKind::Unlock
+            })
+        };
+        Ok(Changes {
+            stream: Stream::open(loc)?,
+            loc,
+            t0,
+            waiting: Box::new(waiting),
+            stack: Vec::new(),
+            flushing: false,
+            busy: false,
+            last: 0.0,
+            done: false,
+        })
+    }
+
+    /// The next change: (time ns, +1 or -1); `None` at the end of the
+    /// trace (where a busy location becomes idle).
+    fn next(&mut self) -> Option<(f64, i32)> {
+        while let Some(e) = self.stream.peek() {
+            self.stream.advance();
+            match e.kind {
+                EventKind::Enter { region } => self.stack.push(region),
+                EventKind::Leave { .. } => {
+                    self.stack.pop();
+                }
+                EventKind::FlushBegin => self.flushing = true,
+                EventKind::FlushEnd => self.flushing = false,
+                _ => {}
+            }
+            // Never back in time (a damaged file's blocks may be out of
+            // order): the changes of all locations are merged by time.
+            let t = (self.loc.clock.ns(e.time) - self.t0).max(self.last);
+            self.last = t;
+            let idle = self.flushing || self.stack.last().is_some_and(|&r| (self.waiting)(r));
+            if idle == self.busy {
+                self.busy = !idle;
+                return Some((t, if idle { -1 } else { 1 }));
+            }
+        }
+        if !self.done {
+            self.done = true;
+            if self.busy {
+                self.busy = false;
+                return Some((self.last, -1));
+            }
+        }
+        None
+    }
+}
+
+/// A change of one location, ordered by time, ends before starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Change(f64, i32, usize);
+
+impl Eq for Change {}
+
+impl PartialOrd for Change {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Change {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0
+            .total_cmp(&o.0)
+            .then(self.1.cmp(&o.1))
+            .then(self.2.cmp(&o.2))
+    }
+}
+
+/// The concurrency profile of all traced locations: the busy-state changes
+/// of every location merged in time order as the traces are read, so that
+/// memory holds one block per location, whatever the traces' length.
+pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
     let locs = trace::locations(exp);
     let t0 = exp.t0_ns();
-    let per = ex.map_locs(&locs, |i| transitions(exp, &locs[i], t0));
-    let mut all = Vec::new();
-    let mut warnings = Vec::new();
-    for r in per {
-        let (t, w) = r?;
-        all.extend(t);
-        warnings.extend(w);
+    let mut streams = Vec::with_capacity(locs.len());
+    for l in &locs {
+        streams.push(Changes::new(exp, l, t0)?);
     }
-    // Ends before starts at equal times: a hand-off is not double counted.
-    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut heap = std::collections::BinaryHeap::new();
+    for (i, s) in streams.iter_mut().enumerate() {
+        if let Some((t, d)) = s.next() {
+            heap.push(std::cmp::Reverse(Change(t, d, i)));
+        }
+    }
     let n = locs.len();
     let mut time_ns = vec![0.0; n + 1];
     let mut k: i64 = 0;
-    let mut prev = all.first().map_or(0.0, |x| x.0);
-    let start = prev;
-    for (t, d) in &all {
+    // The first change's time, and the last's.
+    let mut span: Option<(f64, f64)> = None;
+    while let Some(std::cmp::Reverse(Change(t, d, i))) = heap.pop() {
+        let (_, prev) = *span.get_or_insert((t, t));
         time_ns[k.clamp(0, n as i64) as usize] += t - prev;
-        k += *d as i64;
-        prev = *t;
+        k += d as i64;
+        if let Some(s) = &mut span {
+            s.1 = t;
+        }
+        if let Some((t, d)) = streams[i].next() {
+            heap.push(std::cmp::Reverse(Change(t, d, i)));
+        }
     }
+    let warnings = streams
+        .iter()
+        .filter_map(|s| s.stream.warning.clone())
+        .collect();
     Ok(Concurrency {
         locations: n,
         time_ns,
-        total_ns: prev - start,
+        total_ns: span.map_or(0.0, |(first, last)| last - first),
         warnings,
     })
 }

@@ -114,7 +114,7 @@ impl Times {
             self.min.min(o.min)
         };
         self.max = self.max.max(o.max);
-        self.count += o.count;
+        self.count = self.count.saturating_add(o.count);
         self.inclusive += o.inclusive;
         self.exclusive += o.exclusive;
         self.sum_sq += o.sum_sq;
@@ -151,17 +151,38 @@ pub struct FlatRow {
     pub times: Times,
 }
 
-/// One node of a call-path profile merged across locations.
+/// One node of a call-path profile merged across locations. A list of rows
+/// is in tree order (parents before their children); each row names its
+/// parent by its index in the list, so that the list's size is linear in
+/// the depth of the tree (the full path of a row is
+/// [`PathRow::path`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathRow {
     /// Depth (0 for a top-level region).
     pub depth: usize,
-    /// Region names from the top.
-    pub path: Vec<String>,
+    /// Index of the parent row in the same list; `None` at the top.
+    pub parent: Option<usize>,
+    /// The region's name.
+    pub region: String,
     /// Statistics summed over locations.
     pub times: Times,
     /// Locations that visited it.
     pub locations: usize,
+}
+
+impl PathRow {
+    /// Region names from the top to row `i` of `rows` (as long as the
+    /// row's depth: take it for one row at a time, not for every row).
+    pub fn path(rows: &[PathRow], i: usize) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut at = Some(i);
+        while let Some(j) = at {
+            out.push(rows[j].region.as_str());
+            at = rows[j].parent.filter(|&p| p < j);
+        }
+        out.reverse();
+        out
+    }
 }
 
 /// Profiles of all locations of an experiment.
@@ -275,6 +296,7 @@ impl ExperimentProfile {
         let mut rows: BTreeMap<String, FlatRow> = BTreeMap::new();
         for l in locs {
             let p = &exp.processes[l.process];
+            let nested = nested_in_same_region(&l.tree);
             for (i, n) in l.tree.nodes.iter().enumerate() {
                 let name = region_name(p, n.region);
                 let row = rows.entry(name.clone()).or_insert_with(|| FlatRow {
@@ -285,7 +307,7 @@ impl ExperimentProfile {
                 let mut t = Times::from_stats(&n.stats, &l.clock);
                 // A recursive region's inclusive time counts once: only
                 // visits with no ancestor of the same region add to it.
-                if has_ancestor(&l.tree, i, n.region) {
+                if nested[i] {
                     t.inclusive = 0.0;
                 }
                 row.times.merge(&t);
@@ -307,48 +329,111 @@ impl ExperimentProfile {
         self.paths_of(exp, &self.locations)
     }
 
-    fn paths_of(&self, exp: &Experiment, locs: &[LocationProfile]) -> Vec<PathRow> {
-        let mut merged: BTreeMap<Vec<String>, (Times, usize)> = BTreeMap::new();
+    /// Call paths merged over the locations `keep` accepts, in the order
+    /// of [`ExperimentProfile::paths_total`].
+    pub fn paths_where(
+        &self,
+        exp: &Experiment,
+        keep: impl Fn(&LocationProfile) -> bool,
+    ) -> Vec<PathRow> {
+        let locs: Vec<&LocationProfile> = self.locations.iter().filter(|l| keep(l)).collect();
+        self.paths_of(exp, locs)
+    }
+
+    fn paths_of<'a>(
+        &self,
+        exp: &Experiment,
+        locs: impl IntoIterator<Item = &'a LocationProfile>,
+    ) -> Vec<PathRow> {
+        // The merged tree: a node per (merged parent, region name), names
+        // interned, so that memory and time are linear in the nodes of the
+        // trees merged, whatever their depth.
+        struct Merged {
+            parent: Option<u32>,
+            name: u32,
+            times: Times,
+            locations: usize,
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut name_ids: HashMap<String, u32> = HashMap::new();
+        let mut nodes: Vec<Merged> = Vec::new();
+        let mut index: HashMap<(Option<u32>, u32), u32> = HashMap::new();
         for l in locs {
             let p = &exp.processes[l.process];
-            let mut names: Vec<Vec<String>> = Vec::with_capacity(l.tree.nodes.len());
-            for n in &l.tree.nodes {
-                let mut path = match n.parent {
-                    Some(q) => names[q as usize].clone(),
-                    None => Vec::new(),
-                };
-                path.push(region_name(p, n.region));
-                let e = merged.entry(path.clone()).or_default();
-                e.0.merge(&Times::from_stats(&n.stats, &l.clock));
-                e.1 += 1;
-                names.push(path);
+            let mut by_region: HashMap<RegionId, u32> = HashMap::new();
+            let mut merged_of: Vec<u32> = Vec::with_capacity(l.tree.nodes.len());
+            for (i, n) in l.tree.nodes.iter().enumerate() {
+                let name = *by_region.entry(n.region).or_insert_with(|| {
+                    let s = region_name(p, n.region);
+                    match name_ids.get(&s) {
+                        Some(&id) => id,
+                        None => {
+                            let id = names.len() as u32;
+                            names.push(s.clone());
+                            name_ids.insert(s, id);
+                            id
+                        }
+                    }
+                });
+                // Parents precede their children in a call tree.
+                let parent = n
+                    .parent
+                    .filter(|&q| (q as usize) < i)
+                    .map(|q| merged_of[q as usize]);
+                let m = *index.entry((parent, name)).or_insert_with(|| {
+                    nodes.push(Merged {
+                        parent,
+                        name,
+                        times: Times::default(),
+                        locations: 0,
+                    });
+                    (nodes.len() - 1) as u32
+                });
+                let node = &mut nodes[m as usize];
+                node.times.merge(&Times::from_stats(&n.stats, &l.clock));
+                node.locations += 1;
+                merged_of.push(m);
             }
         }
-        // Order: depth-first, heavier inclusive first among siblings.
-        let mut children: BTreeMap<Vec<String>, Vec<Vec<String>>> = BTreeMap::new();
-        for path in merged.keys() {
-            children
-                .entry(path[..path.len() - 1].to_vec())
-                .or_default()
-                .push(path.clone());
-        }
-        for c in children.values_mut() {
-            c.sort_by(|a, b| merged[b].0.inclusive.total_cmp(&merged[a].0.inclusive));
-        }
-        let mut out = Vec::new();
-        let mut stack: Vec<Vec<String>> = children.get(&Vec::new()).cloned().unwrap_or_default();
-        stack.reverse();
-        while let Some(path) = stack.pop() {
-            let (times, locations) = merged[&path];
-            if let Some(c) = children.get(&path) {
-                stack.extend(c.iter().rev().cloned());
+        drop(index);
+        // Order: depth-first, heavier inclusive first among siblings (ties
+        // by name), without recursion.
+        let mut roots: Vec<u32> = Vec::new();
+        let mut children: Vec<Vec<u32>> = (0..nodes.len()).map(|_| Vec::new()).collect();
+        for (i, n) in nodes.iter().enumerate() {
+            match n.parent {
+                Some(q) => children[q as usize].push(i as u32),
+                None => roots.push(i as u32),
             }
+        }
+        let heavier = |a: &u32, b: &u32| {
+            let (a, b) = (&nodes[*a as usize], &nodes[*b as usize]);
+            b.times
+                .inclusive
+                .total_cmp(&a.times.inclusive)
+                .then_with(|| names[a.name as usize].cmp(&names[b.name as usize]))
+        };
+        roots.sort_by(heavier);
+        for c in children.iter_mut() {
+            c.sort_by(heavier);
+        }
+        let mut out: Vec<PathRow> = Vec::with_capacity(nodes.len());
+        // (node, its parent's row, depth)
+        let mut stack: Vec<(u32, Option<usize>, usize)> =
+            roots.iter().rev().map(|&r| (r, None, 0)).collect();
+        while let Some((i, parent, depth)) = stack.pop() {
+            let n = &nodes[i as usize];
+            let row = out.len();
             out.push(PathRow {
-                depth: path.len() - 1,
-                path,
-                times,
-                locations,
+                depth,
+                parent,
+                region: names[n.name as usize].clone(),
+                times: n.times,
+                locations: n.locations,
             });
+            for &c in children[i as usize].iter().rev() {
+                stack.push((c, Some(row), depth + 1));
+            }
         }
         out
     }
@@ -400,16 +485,45 @@ fn trace_span(p: &Process, thread: u32) -> Option<(u64, u64)> {
     }
 }
 
-fn has_ancestor(tree: &CallTree, i: usize, region: RegionId) -> bool {
-    let mut p = tree.nodes[i].parent;
-    while let Some(q) = p {
-        let n = &tree.nodes[q as usize];
-        if n.region == region {
-            return true;
+/// For each node of `tree`, whether one of its ancestors is of the same
+/// region: one walk of the tree with a count of each region on the current
+/// path (linear in the nodes, whatever the depth).
+fn nested_in_same_region(tree: &CallTree) -> Vec<bool> {
+    let n = tree.nodes.len();
+    // Children lists in one array (parents precede their children).
+    let mut first = vec![u32::MAX; n];
+    let mut next = vec![u32::MAX; n];
+    let mut roots = Vec::new();
+    for i in (0..n).rev() {
+        match tree.nodes[i].parent.filter(|&q| (q as usize) < i) {
+            Some(q) => {
+                next[i] = first[q as usize];
+                first[q as usize] = i as u32;
+            }
+            None => roots.push(i as u32),
         }
-        p = n.parent;
     }
-    false
+    let mut out = vec![false; n];
+    let mut open: HashMap<RegionId, u32> = HashMap::new();
+    // (node, entering): a node is entered, its children walked, then left.
+    let mut stack: Vec<(u32, bool)> = roots.iter().rev().map(|&r| (r, true)).collect();
+    while let Some((i, entering)) = stack.pop() {
+        let region = tree.nodes[i as usize].region;
+        if entering {
+            let c = open.entry(region).or_insert(0);
+            out[i as usize] = *c > 0;
+            *c += 1;
+            stack.push((i, false));
+            let mut ch = first[i as usize];
+            while ch != u32::MAX {
+                stack.push((ch, true));
+                ch = next[ch as usize];
+            }
+        } else if let Some(c) = open.get_mut(&region) {
+            *c -= 1;
+        }
+    }
+    out
 }
 
 fn region_name(p: &Process, id: RegionId) -> String {
@@ -420,37 +534,45 @@ fn region_name(p: &Process, id: RegionId) -> String {
     }
 }
 
-/// Builds a location's call tree from its trace, streaming block by block.
+/// Builds a location's call tree from its trace, streaming event by event.
 /// Regions still open at the end are closed at the last event's time; a
 /// damaged file gives a warning and the tree of what came before it.
 pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String>), Error> {
     let mut reader = p.events(thread)?;
     let mut b = TreeBuilder::new(thread);
     let mut warnings = Vec::new();
-    let mut batch = Vec::new();
     loop {
-        batch.clear();
-        let more = match reader.next_block(&mut batch) {
-            Ok(m) => m,
-            Err(e) => {
-                warnings.push(e.to_string());
-                false
-            }
-        };
-        for e in &batch {
+        let r = reader.each_in_block(|e| {
             match e.kind {
                 EventKind::Enter { region } => b.enter(region, e.time),
                 EventKind::Leave { .. } => b.leave(e.time),
                 _ => {}
             }
             b.last = e.time;
+        });
+        match r {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                warnings.push(e.to_string());
+                break;
+            }
         }
-        if !more {
-            break;
-        }
+    }
+    if b.dropped > 0 {
+        warnings.push(format!(
+            "rank {} thread {thread}: more than {MAX_TRACE_NODES} call paths; {} visits of the paths beyond them are counted in \"<other paths>\"",
+            p.rank, b.dropped
+        ));
     }
     Ok((b.finish(), warnings))
 }
+
+/// Call paths a tree built from a trace holds; visits of paths beyond them
+/// are counted in one top-level node of region `OVERFLOW_REGION` (as the
+/// runtime's profiles do), so that a tree's memory does not grow with the
+/// trace's length.
+pub const MAX_TRACE_NODES: usize = 1 << 20;
 
 /// Builds a call tree from enter and leave events.
 #[derive(Debug)]
@@ -462,6 +584,10 @@ pub struct TreeBuilder {
     /// The node entered last and its key: a loop enters the same region
     /// under the same parent again and again, without a lookup.
     recent: Option<((Option<u32>, RegionId), u32)>,
+    /// The overflow node, once there is one.
+    overflow: Option<u32>,
+    /// Visits counted in the overflow node.
+    dropped: u64,
 }
 
 impl TreeBuilder {
@@ -476,6 +602,8 @@ impl TreeBuilder {
             stack: Vec::new(),
             last: 0,
             recent: None,
+            overflow: None,
+            dropped: 0,
         }
     }
 
@@ -485,19 +613,35 @@ impl TreeBuilder {
         let key = (parent, region);
         let id = match self.recent {
             Some((k, id)) if k == key => id,
-            _ => {
-                let nodes = &mut self.tree.nodes;
-                let id = *self.index.entry(key).or_insert_with(|| {
+            _ => match self.index.get(&key) {
+                Some(&id) => {
+                    self.recent = Some((key, id));
+                    id
+                }
+                None if self.tree.nodes.len() >= MAX_TRACE_NODES => {
+                    self.dropped += 1;
+                    *self.overflow.get_or_insert_with(|| {
+                        self.tree.nodes.push(Node {
+                            parent: None,
+                            region: OVERFLOW_REGION,
+                            stats: Stats::EMPTY,
+                        });
+                        (self.tree.nodes.len() - 1) as u32
+                    })
+                }
+                None => {
+                    let nodes = &mut self.tree.nodes;
                     nodes.push(Node {
                         parent,
                         region,
                         stats: Stats::EMPTY,
                     });
-                    (nodes.len() - 1) as u32
-                });
-                self.recent = Some((key, id));
-                id
-            }
+                    let id = (nodes.len() - 1) as u32;
+                    self.index.insert(key, id);
+                    self.recent = Some((key, id));
+                    id
+                }
+            },
         };
         self.stack.push((id, t, 0));
     }
@@ -511,7 +655,7 @@ impl TreeBuilder {
         let d = t.saturating_sub(start);
         self.tree.nodes[id as usize].stats.add(d, children);
         if let Some(p) = self.stack.last_mut() {
-            p.2 += d;
+            p.2 = p.2.saturating_add(d);
         }
     }
 

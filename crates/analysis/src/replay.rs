@@ -97,9 +97,10 @@ pub struct Board<K, V> {
     sched: Mutex<Sched<K>>,
     /// Set while a replay across ranks runs.
     logging: AtomicBool,
-    /// Then, by rank: whether all its locations are on this analysis rank
-    /// (the values only they read stay here).
-    whole: std::sync::OnceLock<Vec<bool>>,
+    /// Then, ascending: the ranks whose locations are all on this analysis
+    /// rank (the values only they read stay here). A list, not a table by
+    /// rank: ranks are whatever the files say, up to 2^32 - 1.
+    whole: std::sync::OnceLock<Vec<u32>>,
     log: Mutex<Log<K, V>>,
 }
 
@@ -248,7 +249,7 @@ impl<K: Eq + Hash + Clone + Route, V: Clone> Board<K, V> {
     fn stays(&self, key: &K) -> bool {
         let whole = self.whole.get().map_or(&[][..], Vec::as_slice);
         key.reader_rank()
-            .is_some_and(|r| whole.get(r as usize).copied().unwrap_or(false))
+            .is_some_and(|r| whole.binary_search(&r).is_ok())
     }
 
     /// Takes the complete value under `key`, if it is there.
@@ -279,11 +280,8 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// Starts recording what other ranks must learn; values that only
     /// locations of `share` read stay here.
     fn start_log(&self, share: &Share) {
-        let mut whole = Vec::new();
-        for &r in share.whole_ranks() {
-            whole.resize(whole.len().max(r as usize + 1), false);
-            whole[r as usize] = true;
-        }
+        let mut whole = share.whole_ranks().to_vec();
+        whole.sort_unstable();
         // A board logs one replay: set once.
         let _ = self.whole.set(whole);
         self.logging.store(true, Ordering::SeqCst);

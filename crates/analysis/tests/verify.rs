@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use parallax_analysis::concurrency;
-use parallax_analysis::executor::Executor;
 use parallax_analysis::profile::tree_from_trace;
 use parallax_model::experiment::Experiment;
 use parallax_model::profile::{CallTree, Stats};
@@ -71,9 +70,7 @@ fn trace_profile_equals_runtime_profile() {
 fn concurrency_profile_of_an_imbalanced_pair() {
     let dir = run("imbalance");
     let exp = Experiment::open(&dir).unwrap();
-    let seq = concurrency::profile(&exp, Executor::Sequential).unwrap();
-    let par = concurrency::profile(&exp, Executor::Threads(2)).unwrap();
-    assert_eq!(seq, par, "executors agree");
+    let seq = concurrency::profile(&exp).unwrap();
     assert_eq!(seq.locations, 3);
     let sum: f64 = seq.time_ns.iter().sum();
     assert!((sum - seq.total_ns).abs() < 1e-3 * seq.total_ns);
@@ -160,7 +157,7 @@ fn concurrency_profile_of_a_known_trace_is_exact() {
         w.finish().unwrap();
     }
     let exp = Experiment::open(&dir).unwrap();
-    let c = concurrency::profile(&exp, Executor::Threads(2)).unwrap();
+    let c = concurrency::profile(&exp).unwrap();
     assert_eq!(c.locations, 3);
     assert_eq!(c.total_ns, 100.0);
     assert_eq!(c.time_ns, vec![0.0, 60.0, 40.0, 0.0]);

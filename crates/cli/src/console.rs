@@ -56,12 +56,23 @@ pub fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     String::from_utf8(buf).expect("JSON is UTF-8")
 }
 
-use serde_json::ser::{Formatter, PrettyFormatter};
+/// Writes `v` to `w` as compact JSON, its strings escaped as [`json`]
+/// says: for output written piece by piece.
+pub fn write_json<W: Write + ?Sized, T: serde::Serialize + ?Sized>(
+    w: &mut W,
+    v: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(w, Inert(CompactFormatter));
+    v.serialize(&mut ser).map_err(std::io::Error::from)
+}
 
-/// The pretty formatter, with string contents escaped as [`json`] says.
-struct Inert<'a>(PrettyFormatter<'a>);
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
-impl Formatter for Inert<'_> {
+/// A formatter (pretty or compact), with string contents escaped as
+/// [`json`] says.
+struct Inert<F>(F);
+
+impl<F: Formatter> Formatter for Inert<F> {
     fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         w: &mut W,

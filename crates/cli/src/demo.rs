@@ -81,7 +81,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe().ok();
     crate::db::record(&a.db, &exp, Some(&prof), exe.as_deref(), meta);
     if a.json {
-        crate::console::out_json(&crate::report::to_json(&exp, &prof))?;
+        crate::report::write_json(
+            &mut std::io::BufWriter::new(std::io::stdout().lock()),
+            &exp,
+            &prof,
+        )?;
     } else {
         crate::console::out(&crate::report::text(&exp, &prof, 10, true, a.color.paint()))?;
         crate::console::out(&format!(

@@ -2,6 +2,7 @@
 //! total.
 
 use std::fmt::Write as _;
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -66,7 +67,11 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     if a.json {
-        crate::console::out_json(&to_json(&exp, &prof))?;
+        write_json(
+            &mut std::io::BufWriter::new(std::io::stdout().lock()),
+            &exp,
+            &prof,
+        )?;
     } else {
         crate::console::out(&text(&exp, &prof, a.top, !a.total_only, a.color.paint()))?;
     }
@@ -188,7 +193,7 @@ pub(crate) fn wrap_words(s: &mut String, head: &str, words: &[String], indent: u
 
 /// The concurrency profile, where the experiment has traces.
 fn concurrency_of(exp: &Experiment) -> Option<Concurrency> {
-    let c = concurrency::profile(exp, Executor::pool()).ok()?;
+    let c = concurrency::profile(exp).ok()?;
     (c.locations > 0 && c.total_ns > 0.0).then_some(c)
 }
 
@@ -390,7 +395,7 @@ fn path_table(s: &mut String, whole: &Whole, rows: &[PathRow], top: usize) {
         whole.label
     );
     for r in rows.iter().take(top) {
-        let name = r.path.last().map(String::as_str).unwrap_or("");
+        let name = r.region.as_str();
         let indent = "  ".repeat(r.depth.min(20) + 1);
         let _ = writeln!(
             s,
@@ -420,87 +425,85 @@ fn times_json(t: &Times) -> Value {
     })
 }
 
-/// Flat rows, each with its share of `whole_ns` (the measured time).
-fn flat_json(rows: &[FlatRow], whole_ns: f64) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                let mut v = times_json(&r.times);
-                v["region"] = json!(r.region);
-                v["share"] = json!(if whole_ns > 0.0 {
-                    r.times.exclusive / whole_ns
-                } else {
-                    0.0
-                });
-                v["kind"] = json!(r.kind.map(|k| kind_label(k, &r.region)));
-                v["category"] = json!(r.kind.map(|k| k.category().name()));
-                v
-            })
-            .collect(),
-    )
+/// A flat row, with its share of `whole_ns` (the measured time).
+fn flat_json(r: &FlatRow, whole_ns: f64) -> Value {
+    let mut v = times_json(&r.times);
+    v["region"] = json!(r.region);
+    v["share"] = json!(if whole_ns > 0.0 {
+        r.times.exclusive / whole_ns
+    } else {
+        0.0
+    });
+    v["kind"] = json!(r.kind.map(|k| kind_label(k, &r.region)));
+    v["category"] = json!(r.kind.map(|k| k.category().name()));
+    v
 }
 
-fn paths_json(rows: &[PathRow]) -> Value {
-    Value::Array(
-        rows.iter()
-            .map(|r| {
-                let mut v = times_json(&r.times);
-                v["path"] = json!(r.path);
-                v["locations"] = json!(r.locations);
-                v
-            })
-            .collect(),
-    )
+fn path_json(r: &PathRow) -> Value {
+    // The parent by its index in the list: a full path per row would make
+    // the output quadratic in the depth.
+    let mut v = times_json(&r.times);
+    v["region"] = json!(r.region);
+    v["depth"] = json!(r.depth);
+    v["parent"] = json!(r.parent);
+    v["locations"] = json!(r.locations);
+    v
 }
 
-/// The whole report as JSON.
-pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
-    let processes: Vec<Value> = exp
-        .processes
-        .iter()
-        .map(|p| {
-            let info = p.info.as_ref();
-            json!({
-                "rank": p.rank,
-                "program": info.map(|i| i.program.clone()),
-                "args": info.map(|i| i.args.clone()),
-                "host": info.map(|i| i.host.clone()),
-                "mode": info.map(|i| i.mode.name()),
-                "finished_cleanly": p.end_unix_ns.is_some(),
-                "clock_ns_per_tick": p.clock.ns_per_tick,
-                "calibration": p.calibration.iter().map(|c| json!({
-                    "probe": c.probe.name(),
-                    "mode": c.mode.name(),
-                    "mean_ns": c.mean_ns,
-                    "sd_ns": c.sd_ns,
-                    "min_ns": c.min_ns,
-                    "samples": c.samples,
-                })).collect::<Vec<_>>(),
-                "properties": p.properties.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-            })
+/// Writes `items` as a JSON array, one compact item per line indented by
+/// `indent` spaces (the rows are made and written one at a time).
+fn array<T>(
+    w: &mut dyn Write,
+    indent: usize,
+    items: impl IntoIterator<Item = T>,
+    item: impl Fn(T) -> Value,
+) -> std::io::Result<()> {
+    let pad = " ".repeat(indent);
+    let mut first = true;
+    for x in items {
+        w.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        w.write_all(pad.as_bytes())?;
+        w.write_all(b"  ")?;
+        crate::console::write_json(&mut *w, &item(x))?;
+    }
+    if first {
+        w.write_all(b"[]")
+    } else {
+        write!(w, "\n{pad}]")
+    }
+}
+
+/// Writes the whole report as JSON: an object with `experiment`,
+/// `concurrency`, `processes`, `total` (`flat`, `paths`), `locations` and
+/// `warnings`, its rows written as they are made, so that memory stays that
+/// of the profiles (see `PathRow`: paths name their parent by index).
+pub fn write_json(
+    w: &mut dyn Write,
+    exp: &Experiment,
+    prof: &ExperimentProfile,
+) -> std::io::Result<()> {
+    let processes = exp.processes.iter().map(|p| {
+        let info = p.info.as_ref();
+        json!({
+            "rank": p.rank,
+            "program": info.map(|i| i.program.clone()),
+            "args": info.map(|i| i.args.clone()),
+            "host": info.map(|i| i.host.clone()),
+            "mode": info.map(|i| i.mode.name()),
+            "finished_cleanly": p.end_unix_ns.is_some(),
+            "clock_ns_per_tick": p.clock.ns_per_tick,
+            "calibration": p.calibration.iter().map(|c| json!({
+                "probe": c.probe.name(),
+                "mode": c.mode.name(),
+                "mean_ns": c.mean_ns,
+                "sd_ns": c.sd_ns,
+                "min_ns": c.min_ns,
+                "samples": c.samples,
+            })).collect::<Vec<_>>(),
+            "properties": p.properties.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         })
-        .collect();
-    let names = LocationNames::new(exp);
-    let locations: Vec<Value> = prof
-        .locations
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            json!({
-                "rank": l.rank,
-                "thread": l.thread,
-                "name": l.name,
-                "location": names.label(l.rank, l.thread),
-                "measured_ns": l.measured_ns,
-                "outside_ns": l.outside_ns(),
-                "source": match l.source { Source::Runtime => "runtime", Source::Trace => "trace" },
-                "flat": flat_json(&prof.flat_location(exp, i), l.whole_ns()),
-                "paths": paths_json(&prof.paths_location(exp, i)),
-                "categories_ns": prof.categories(exp, i).iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
-            })
-        })
-        .collect();
-    let all = Whole::of(prof.locations.iter(), "(all locations)");
+    });
     let conc = concurrency_of(exp).map(|c| {
         json!({
             "locations": c.locations,
@@ -510,18 +513,56 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
             "cavg": c.cavg(),
         })
     });
-    json!({
-        "experiment": exp.dir,
-        "status": crate::experiment_dir::run_state(&exp.dir),
-        "concurrency": conc,
-        "processes": processes,
-        "total": {
-            "measured_ns": all.ns,
-            "outside_ns": all.outside_ns,
-            "flat": flat_json(&prof.flat_total(exp), all.ns),
-            "paths": paths_json(&prof.paths_total(exp)),
-        },
-        "locations": locations,
-        "warnings": prof.warnings,
-    })
+    let names = LocationNames::new(exp);
+    let all = Whole::of(prof.locations.iter(), "(all locations)");
+    let item = |w: &mut dyn Write, v: &Value| crate::console::write_json(w, v);
+    w.write_all(b"{\n  \"experiment\": ")?;
+    item(w, &json!(exp.dir))?;
+    w.write_all(b",\n  \"status\": ")?;
+    item(w, &json!(crate::experiment_dir::run_state(&exp.dir)))?;
+    w.write_all(b",\n  \"concurrency\": ")?;
+    item(w, &json!(conc))?;
+    w.write_all(b",\n  \"processes\": ")?;
+    array(w, 2, processes, |v| v)?;
+    write!(
+        w,
+        ",\n  \"total\": {{\n    \"measured_ns\": {},\n    \"outside_ns\": {},\n    \"flat\": ",
+        json!(all.ns),
+        json!(all.outside_ns)
+    )?;
+    array(w, 4, &prof.flat_total(exp), |r| flat_json(r, all.ns))?;
+    w.write_all(b",\n    \"paths\": ")?;
+    array(w, 4, &prof.paths_total(exp), path_json)?;
+    w.write_all(b"\n  },\n  \"locations\": ")?;
+    let mut first = true;
+    for (i, l) in prof.locations.iter().enumerate() {
+        w.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        let head = json!({
+            "rank": l.rank,
+            "thread": l.thread,
+            "name": l.name,
+            "location": names.label(l.rank, l.thread),
+            "measured_ns": l.measured_ns,
+            "outside_ns": l.outside_ns(),
+            "source": match l.source { Source::Runtime => "runtime", Source::Trace => "trace" },
+            "categories_ns": prof.categories(exp, i).iter().map(|(c, v)| (c.name().to_string(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        });
+        // The object without its closing brace, then its rows.
+        let mut head_text = Vec::new();
+        item(&mut head_text, &head)?;
+        w.write_all(b"    ")?;
+        w.write_all(&head_text[..head_text.len() - 1])?;
+        w.write_all(b",\n      \"flat\": ")?;
+        let whole = l.whole_ns();
+        array(w, 6, &prof.flat_location(exp, i), |r| flat_json(r, whole))?;
+        w.write_all(b",\n      \"paths\": ")?;
+        array(w, 6, &prof.paths_location(exp, i), path_json)?;
+        w.write_all(b"\n    }")?;
+    }
+    w.write_all(if first { b"[]" } else { b"\n  ]" })?;
+    w.write_all(b",\n  \"warnings\": ")?;
+    array(w, 2, &prof.warnings, |x| json!(x))?;
+    w.write_all(b"\n}\n")?;
+    w.flush()
 }

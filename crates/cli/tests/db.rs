@@ -191,28 +191,20 @@ fn top_down_queries_of_the_docs_find_what_the_report_finds() {
             .to_string()
     };
     let incl = |p: &Value| p["inclusive_ns"].as_f64().unwrap();
+    // Rows name their parent by index in the list.
     let joined = |p: &Value| {
-        p["path"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_str().unwrap())
-            .collect::<Vec<_>>()
-            .join("/")
+        let mut names = vec![p["region"].as_str().unwrap()];
+        let mut at = p["parent"].as_u64();
+        while let Some(q) = at {
+            names.push(paths[q as usize]["region"].as_str().unwrap());
+            at = paths[q as usize]["parent"].as_u64();
+        }
+        names.reverse();
+        names.join("/")
     };
     let top = paths
         .iter()
-        .filter(|p| {
-            kind_of(
-                p["path"]
-                    .as_array()
-                    .unwrap()
-                    .last()
-                    .unwrap()
-                    .as_str()
-                    .unwrap(),
-            ) == "function"
-        })
+        .filter(|p| kind_of(p["region"].as_str().unwrap()) == "function")
         .max_by(|a, b| incl(a).total_cmp(&incl(b)))
         .unwrap();
     let top_path = joined(top);

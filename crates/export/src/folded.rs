@@ -5,15 +5,20 @@
 //! graph tool. Without `--merged` each location's paths sit below a root
 //! frame naming the location; with it, paths are summed over the selected
 //! locations.
+//!
+//! Every line spells out its whole path, so the output grows with the
+//! square of the depth of a call tree: frames deeper than [`MAX_DEPTH`]
+//! are not shown; their time is counted in one frame `…` below the
+//! deepest frame shown.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
 use parallax_analysis::profile::ExperimentProfile;
-use parallax_model::experiment::Experiment;
+use parallax_model::experiment::{shortened, Experiment};
 
-use crate::table::{selected_profiles, PathTimes};
+use crate::table::{selected_profiles, Frames, FRAME_BYTES};
 use crate::{Error, Format, Options, Summary};
 
 use parallax_output::file::Kind;
@@ -41,6 +46,9 @@ fn kind(format: Format) -> Kind {
     }
 }
 
+/// Frames of a call path shown at most (the location's frame included).
+pub const MAX_DEPTH: usize = 256;
+
 /// Writes folded stacks or an SVG flame graph.
 pub fn export(
     exp: &Experiment,
@@ -57,19 +65,36 @@ pub fn export(
             "Parallax: {}",
             parallax_output::text::inert(&exp.dir.to_string_lossy())
         );
-        o.count_name = "ns".to_string();
         o.name_type = "Region:".to_string();
-        if lines.is_empty() {
+        // The flame graph tool sums the counts in 64 bits: a damaged
+        // profile's times could overflow it. Scaled down, the picture is
+        // the same.
+        let total: u128 = lines.iter().map(|l| l.1 as u128).sum();
+        let mut scale = 0u32;
+        while total >> scale > 1 << 53 {
+            scale += 1;
+        }
+        o.count_name = if scale == 0 {
+            "ns".to_string()
+        } else {
+            format!("× 2^{scale} ns")
+        };
+        let scaled: Vec<String> = lines
+            .iter()
+            .filter(|l| l.1 >> scale > 0)
+            .map(|(p, v)| format!("{p} {}", v >> scale))
+            .collect();
+        if scaled.is_empty() {
             // inferno refuses an empty input; an empty profile is still a
             // valid (empty) flame graph.
             writeln!(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" height=\"60\"><text x=\"10\" y=\"30\">no samples</text></svg>").map_err(io)?;
         } else {
-            inferno::flamegraph::from_lines(&mut o, lines.iter().map(String::as_str), &mut w)
+            inferno::flamegraph::from_lines(&mut o, scaled.iter().map(String::as_str), &mut w)
                 .map_err(io)?;
         }
     } else {
-        for l in &lines {
-            writeln!(w, "{l}").map_err(io)?;
+        for (p, v) in &lines {
+            writeln!(w, "{p} {v}").map_err(io)?;
         }
     }
     crate::finish(w, out)?;
@@ -79,36 +104,54 @@ pub fn export(
     })
 }
 
-/// The folded lines, sorted.
+/// The folded lines, sorted: a path and its exclusive time in integer ns.
 pub fn folded_lines(
     exp: &Experiment,
     prof: &ExperimentProfile,
     opts: &Options,
-) -> Result<Vec<String>, Error> {
-    let mut paths: BTreeMap<Vec<String>, f64> = BTreeMap::new();
-    for (label, rows) in selected_profiles(exp, prof, opts)? {
-        for PathTimes { path, times, .. } in rows {
-            let mut p = Vec::with_capacity(path.len() + 1);
+) -> Result<Vec<(String, u64)>, Error> {
+    let mut lines: BTreeMap<String, f64> = BTreeMap::new();
+    for (of, rows) in selected_profiles(exp, prof, opts)? {
+        let label = of.map(|g| frame(&g.label));
+        // Frames of the region's own path shown: one fewer below a label.
+        let shown = MAX_DEPTH - label.is_some() as usize;
+        let mut frames = Frames::default();
+        for r in &rows {
+            frames.visit(r);
+            let all = frames.all();
+            let (path, deeper) = if all.len() > shown {
+                (&all[..shown - 1], true)
+            } else {
+                (all, false)
+            };
+            let mut line = String::new();
             if let Some(l) = &label {
-                p.push(l.clone());
+                line.push_str(l);
             }
-            p.extend(path);
-            *paths.entry(p).or_insert(0.0) += times.exclusive;
+            for f in path {
+                if !line.is_empty() {
+                    line.push(';');
+                }
+                line.push_str(&frame(f));
+            }
+            if deeper {
+                line.push_str(";…");
+            }
+            *lines.entry(line).or_insert(0.0) += r.times.exclusive;
         }
     }
-    Ok(paths
+    Ok(lines
         .into_iter()
         .filter(|(_, v)| v.round() >= 1.0)
-        .map(|(p, v)| {
-            let frames: Vec<String> = p.iter().map(|f| frame(f)).collect();
-            format!("{} {}", frames.join(";"), v.round() as u64)
-        })
+        // Saturating: a damaged profile's times can be anything.
+        .map(|(p, v)| (p, v.round() as u64))
         .collect())
 }
 
 /// A frame name that cannot break the folded syntax, nor a terminal or an
-/// SVG file: `;` separates frames, and control characters are written
-/// visibly ([`parallax_output::text::inert`]).
+/// SVG file, of at most [`FRAME_BYTES`] bytes: `;` separates frames, and
+/// control characters are written visibly
+/// ([`parallax_output::text::inert`]).
 fn frame(s: &str) -> String {
-    parallax_output::text::inert(s).replace(';', ":")
+    parallax_output::text::inert(&shortened(s, FRAME_BYTES)).replace(';', ":")
 }

@@ -120,9 +120,10 @@ impl Timebase {
 }
 
 /// Calls `f` with every event of location `loc` and its time in ns since
-/// the experiment's start, block by block. Returns the number of events and
-/// the problem that stopped the reading early, if any (the events before
-/// it were delivered).
+/// the experiment's start, as each is decoded (no list of a block's
+/// events is made: memory stays that of one block's bytes). Returns the
+/// number of events and the problem that stopped the reading early, if
+/// any (the events before it were delivered).
 pub fn for_each_event<F>(
     exp: &Experiment,
     loc: &Loc,
@@ -136,15 +137,21 @@ where
     }
     let mut reader = loc.p.events(loc.thread)?;
     let mut tb = Timebase::new(exp, loc.p);
-    let mut batch = Vec::with_capacity(1 << 14);
     let mut n = 0u64;
+    // The first error of `f`: the events after it are passed over.
+    let mut failed = None;
     loop {
-        batch.clear();
-        let r = reader.next_block(&mut batch);
-        for e in &batch {
-            f(tb.ns(e.time), e)?;
+        let r = reader.each_in_block(|e| {
+            if failed.is_none() {
+                n += 1;
+                if let Err(err) = f(tb.ns(e.time), &e) {
+                    failed = Some(err);
+                }
+            }
+        });
+        if let Some(err) = failed {
+            return Err(err);
         }
-        n += batch.len() as u64;
         match r {
             Ok(true) => {}
             Ok(false) => return Ok((n, None)),

@@ -4,26 +4,36 @@
 //! One row per (location, call path), or per call path with `--merged`.
 //! Columns: `rank`, `thread`, `location`, `depth`, `path` (frames joined
 //! by `;`), `region`, `kind`, `category`, `count`, `inclusive_ns`,
-//! `exclusive_ns`, `min_ns`, `max_ns`, `mean_ns`, `sd_ns`, `locations`.
-//! `pandas.read_csv(path)` and `pandas.read_json(path)` read them in one
-//! call; merged rows have empty (null) rank and thread. Text cells that a
-//! spreadsheet would take for a formula are written as text (see [`csv`]).
+//! `exclusive_ns`, `min_ns`, `max_ns`, `mean_ns`, `sd_ns`, `locations`,
+//! `id` (the row's number in the file, from 0) and `parent` (the row
+//! number of its parent; empty at the top). `pandas.read_csv(path)` and
+//! `pandas.read_json(path)` read them in one call; merged rows have empty
+//! (null) rank and thread. Text cells that a spreadsheet would take for a
+//! formula are written as text (see [`csv`]).
+//!
+//! Every row's `path` repeats the frames above it, which would make the
+//! file quadratic in the depth of the call tree: a path deeper than
+//! [`PATH_FRAMES`] frames shows its outermost and innermost frames with
+//! `…` between them (`id` and `parent` give the whole tree), and a frame
+//! shows at most [`FRAME_BYTES`] bytes of its name. Rows are
+//! written as they are made, and the Hatchet tree as it is walked, without
+//! recursion.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use parallax_analysis::profile::{ExperimentProfile, Times};
-use parallax_model::experiment::Experiment;
+use parallax_analysis::profile::{ExperimentProfile, PathRow};
+use parallax_model::experiment::{shortened, Experiment};
 use parallax_model::region::RegionKind;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::{Error, Format, Options, Summary};
 
 use parallax_output::file::Kind;
 
 /// The first line of a CSV profile.
-const CSV_HEADER: &str = "rank,thread,location,depth,path,region,kind,category,count,inclusive_ns,exclusive_ns,min_ns,max_ns,mean_ns,sd_ns,locations";
+const CSV_HEADER: &str = "rank,thread,location,depth,path,region,kind,category,count,inclusive_ns,exclusive_ns,min_ns,max_ns,mean_ns,sd_ns,locations,id,parent";
 
 fn kind(format: Format) -> Kind {
     const CSV: &[&[u8]] = &[CSV_HEADER.as_bytes()];
@@ -53,23 +63,30 @@ fn is_hatchet(head: &[u8]) -> bool {
     rest.is_empty() || rest.starts_with(b"{\"frame\":") || rest.starts_with(b"]")
 }
 
-/// One call path's statistics.
-pub struct PathTimes {
-    /// Region names from the top.
-    pub path: Vec<String>,
-    /// Statistics in ns.
-    pub times: Times,
-    /// Locations that visited it.
-    pub locations: usize,
-    /// Rank and thread, if it is one location's.
-    pub location: Option<(u32, u32, String)>,
+/// Frames shown in a row's `path` at most.
+pub const PATH_FRAMES: usize = 64;
+
+/// Bytes of a region name shown in a `path` (or a folded line) at most.
+pub const FRAME_BYTES: usize = 256;
+
+/// The location a group of call paths belongs to.
+pub struct GroupOf {
+    /// A label for people: `rank 0 thread 1 (worker)`.
+    pub label: String,
+    /// Rank, thread and thread name.
+    pub rank: u32,
+    /// Thread number.
+    pub thread: u32,
+    /// Thread name, may be empty.
+    pub name: String,
 }
 
-/// A group of call paths: one location's (with its label), or merged.
-pub type Group = (Option<String>, Vec<PathTimes>);
+/// A group of call paths in tree order (see [`PathRow`]): one location's
+/// (with its location), or merged over the selected locations (`None`).
+pub type Group = (Option<GroupOf>, Vec<PathRow>);
 
-/// The call paths of the selected locations: one group per location
-/// (labelled), or one merged group (label `None`) with `--merged`.
+/// The call paths of the selected locations: one group per location, or
+/// one merged group with `--merged`.
 pub fn selected_profiles(
     exp: &Experiment,
     prof: &ExperimentProfile,
@@ -77,74 +94,77 @@ pub fn selected_profiles(
 ) -> Result<Vec<Group>, Error> {
     // Fails for a selection naming no location.
     let locs = crate::stream::locations(exp, &opts.selection)?;
+    if opts.merged {
+        let rows = prof.paths_where(exp, |l| opts.selection.contains(l.rank, l.thread));
+        return Ok(vec![(None, rows)]);
+    }
     let mut groups = Vec::new();
-    let mut merged: BTreeMap<Vec<String>, (Times, usize)> = BTreeMap::new();
     for (i, l) in prof.locations.iter().enumerate() {
         if !opts.selection.contains(l.rank, l.thread) {
             continue;
         }
-        let rows = prof.paths_location(exp, i);
-        if opts.merged {
-            for r in rows {
-                let e = merged.entry(r.path).or_default();
-                merge(&mut e.0, &r.times);
-                e.1 += 1;
-            }
-        } else {
-            let label = locs
-                .iter()
-                .find(|x| x.rank == l.rank && x.thread == l.thread)
-                .map(|x| x.label())
-                .unwrap_or_else(|| format!("rank {} thread {}", l.rank, l.thread));
-            let rows = rows
-                .into_iter()
-                .map(|r| PathTimes {
-                    path: r.path,
-                    times: r.times,
-                    locations: 1,
-                    location: Some((l.rank, l.thread, l.name.clone())),
-                })
-                .collect();
-            groups.push((Some(label), rows));
-        }
-    }
-    if opts.merged {
-        let rows = merged
-            .into_iter()
-            .map(|(path, (times, locations))| PathTimes {
-                path,
-                times,
-                locations,
-                location: None,
-            })
-            .collect();
-        groups.push((None, rows));
+        let label = locs
+            .iter()
+            .find(|x| x.rank == l.rank && x.thread == l.thread)
+            .map(|x| x.label())
+            .unwrap_or_else(|| format!("rank {} thread {}", l.rank, l.thread));
+        let of = GroupOf {
+            label,
+            rank: l.rank,
+            thread: l.thread,
+            name: l.name.clone(),
+        };
+        groups.push((Some(of), prof.paths_location(exp, i)));
     }
     Ok(groups)
 }
 
-fn merge(a: &mut Times, o: &Times) {
-    if o.count == 0 && o.inclusive == 0.0 {
-        return;
-    }
-    a.min = if a.count == 0 {
-        o.min
-    } else {
-        a.min.min(o.min)
-    };
-    a.max = a.max.max(o.max);
-    a.count += o.count;
-    a.inclusive += o.inclusive;
-    a.exclusive += o.exclusive;
-    a.sum_sq += o.sum_sq;
+/// The frames of the path being walked: rows come in tree order, so the
+/// path of each row is its parent's plus its own region.
+#[derive(Default)]
+pub struct Frames<'a> {
+    names: Vec<&'a str>,
 }
 
-/// Region kinds by name, over all processes (first definition wins).
+impl<'a> Frames<'a> {
+    /// Moves to `row`, the next row in tree order.
+    pub fn visit(&mut self, row: &'a PathRow) {
+        self.names.truncate(row.depth);
+        self.names.push(&row.region);
+    }
+
+    /// The frames from the top.
+    pub fn all(&self) -> &[&'a str] {
+        &self.names
+    }
+
+    /// The path joined by `sep`, at most [`PATH_FRAMES`] frames of at
+    /// most [`FRAME_BYTES`] bytes each: the outermost and innermost halves
+    /// with `…` between when deeper.
+    pub fn joined(&self, sep: &str) -> String {
+        let n = self.names.len();
+        let frame = |f: &&str| shortened(f, FRAME_BYTES);
+        let mut parts: Vec<String> = Vec::with_capacity(n.min(PATH_FRAMES));
+        if n <= PATH_FRAMES {
+            parts.extend(self.names.iter().map(frame));
+        } else {
+            let head = PATH_FRAMES / 2;
+            let tail = PATH_FRAMES - head - 1;
+            parts.extend(self.names[..head].iter().map(frame));
+            parts.push("…".to_string());
+            parts.extend(self.names[n - tail..].iter().map(frame));
+        }
+        parts.join(sep)
+    }
+}
+
+/// Region kinds by name as shown, over all processes (first definition
+/// wins).
 fn kinds(exp: &Experiment) -> BTreeMap<String, RegionKind> {
     let mut m = BTreeMap::new();
     for p in &exp.processes {
-        for r in p.regions.values() {
-            m.entry(r.name.clone()).or_insert(r.kind);
+        for (&id, r) in &p.regions {
+            m.entry(p.region_name(id)).or_insert(r.kind);
         }
     }
     m
@@ -165,22 +185,24 @@ pub fn export(
     match opts.format {
         Format::Csv => {
             writeln!(w, "{CSV_HEADER}").map_err(io)?;
-            for (_, group) in &groups {
+            for (of, group) in &groups {
+                let (rank, thread, name) = match of {
+                    Some(g) => (g.rank.to_string(), g.thread.to_string(), g.name.as_str()),
+                    None => (String::new(), String::new(), ""),
+                };
+                let first = rows;
+                let mut frames = Frames::default();
                 for r in group {
-                    let (rank, thread, name) = match &r.location {
-                        Some((a, b, n)) => (a.to_string(), b.to_string(), n.clone()),
-                        None => (String::new(), String::new(), String::new()),
-                    };
-                    let region = r.path.last().cloned().unwrap_or_default();
-                    let kind = kinds.get(&region);
+                    frames.visit(r);
+                    let kind = kinds.get(&r.region);
                     let t = &r.times;
                     writeln!(
                         w,
-                        "{rank},{thread},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                        csv(&name),
-                        r.path.len().saturating_sub(1),
-                        csv(&r.path.join(";")),
-                        csv(&region),
+                        "{rank},{thread},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                        csv(name),
+                        r.depth,
+                        csv(&frames.joined(";")),
+                        csv(&r.region),
                         kind.map_or("", |k| k.name()),
                         kind.map_or("", |k| k.category().name()),
                         t.count,
@@ -190,7 +212,10 @@ pub fn export(
                         num(t.max),
                         num(t.mean()),
                         num(t.std_dev()),
-                        r.locations
+                        r.locations,
+                        rows,
+                        r.parent
+                            .map_or(String::new(), |p| (first + p as u64).to_string()),
                     )
                     .map_err(io)?;
                     rows += 1;
@@ -200,18 +225,20 @@ pub fn export(
         Format::Json => {
             // An array of records, written one by one.
             w.write_all(b"[").map_err(io)?;
-            for (_, group) in &groups {
+            for (of, group) in &groups {
+                let first = rows;
+                let mut frames = Frames::default();
                 for r in group {
-                    let region = r.path.last().cloned().unwrap_or_default();
-                    let kind = kinds.get(&region);
+                    frames.visit(r);
+                    let kind = kinds.get(&r.region);
                     let t = &r.times;
                     let v = json!({
-                        "rank": r.location.as_ref().map(|l| l.0),
-                        "thread": r.location.as_ref().map(|l| l.1),
-                        "location": r.location.as_ref().map_or("", |l| l.2.as_str()),
-                        "depth": r.path.len().saturating_sub(1),
-                        "path": r.path.join(";"),
-                        "region": region,
+                        "rank": of.as_ref().map(|g| g.rank),
+                        "thread": of.as_ref().map(|g| g.thread),
+                        "location": of.as_ref().map_or("", |g| g.name.as_str()),
+                        "depth": r.depth,
+                        "path": frames.joined(";"),
+                        "region": r.region,
                         "kind": kind.map(|k| k.name()),
                         "category": kind.map(|k| k.category().name()),
                         "count": t.count,
@@ -222,6 +249,8 @@ pub fn export(
                         "mean_ns": t.mean(),
                         "sd_ns": t.std_dev(),
                         "locations": r.locations,
+                        "id": rows,
+                        "parent": r.parent.map(|p| first + p as u64),
                     });
                     if rows > 0 {
                         w.write_all(b",").map_err(io)?;
@@ -235,29 +264,37 @@ pub fn export(
             w.write_all(b"\n]\n").map_err(io)?;
         }
         _ => {
-            let mut roots = Vec::new();
-            for (label, group) in &groups {
-                let tree = hatchet_tree(group, &kinds);
+            w.write_all(b"[").map_err(io)?;
+            let mut first = true;
+            for (of, group) in &groups {
                 rows += group.len() as u64;
-                match label {
-                    Some(l) => {
+                if !first {
+                    w.write_all(b",").map_err(io)?;
+                }
+                match of {
+                    Some(g) => {
+                        first = false;
                         let inc: f64 = group
                             .iter()
-                            .filter(|r| r.path.len() == 1)
+                            .filter(|r| r.depth == 0)
                             .map(|r| r.times.inclusive)
                             .sum();
-                        roots.push(json!({
-                            "frame": {"name": l, "type": "location"},
+                        let head = json!({
+                            "frame": {"name": g.label, "type": "location"},
                             "metrics": {"time (inc)": inc, "time": 0.0, "count": 0},
-                            "children": tree,
-                        }));
+                        });
+                        write_open(&mut w, &head).map_err(io)?;
+                        w.write_all(b",\"children\":[").map_err(io)?;
+                        hatchet_tree(&mut w, group, &kinds).map_err(io)?;
+                        w.write_all(b"]}").map_err(io)?;
                     }
-                    None => roots.extend(tree),
+                    None => {
+                        first = group.is_empty();
+                        hatchet_tree(&mut w, group, &kinds).map_err(io)?;
+                    }
                 }
             }
-            serde_json::to_writer_pretty(&mut w, &Value::Array(roots))
-                .map_err(|e| Error::io(out, std::io::Error::other(e)))?;
-            w.write_all(b"\n").map_err(io)?;
+            w.write_all(b"\n]\n").map_err(io)?;
         }
     }
     crate::finish(w, out)?;
@@ -267,43 +304,52 @@ pub fn export(
     })
 }
 
-/// The nested literal of Hatchet: `[{frame, metrics, children}]`.
-fn hatchet_tree(rows: &[PathTimes], kinds: &BTreeMap<String, RegionKind>) -> Vec<Value> {
-    // Rows come in tree order (parents first); build by path.
-    let mut nodes: Vec<(Vec<String>, Value)> = Vec::new();
-    let mut index: BTreeMap<Vec<String>, usize> = BTreeMap::new();
-    let mut children: Vec<Vec<usize>> = Vec::new();
-    let mut roots = Vec::new();
-    for r in rows {
-        let name = r.path.last().cloned().unwrap_or_default();
+/// Writes a JSON object without its closing brace, so that a `children`
+/// member can follow.
+fn write_open(w: &mut impl Write, v: &serde_json::Value) -> std::io::Result<()> {
+    let s = serde_json::to_string(v).map_err(std::io::Error::other)?;
+    w.write_all(b"\n")?;
+    w.write_all(&s.as_bytes()[..s.len() - 1])
+}
+
+/// Writes `rows` (tree order) as the nested nodes of Hatchet's literal
+/// format, `{frame, metrics, children}` separated by commas, one node per
+/// line and no indentation (which would be quadratic in the depth).
+fn hatchet_tree(
+    w: &mut impl Write,
+    rows: &[PathRow],
+    kinds: &BTreeMap<String, RegionKind>,
+) -> std::io::Result<()> {
+    // Per open node: whether its `children` array has been opened.
+    let mut open: Vec<bool> = Vec::new();
+    let close = |w: &mut dyn Write, had_children: bool| -> std::io::Result<()> {
+        w.write_all(if had_children { b"]}" } else { b"}" })
+    };
+    for (i, r) in rows.iter().enumerate() {
+        while open.len() > r.depth {
+            let had = open.pop().expect("an open node");
+            close(w, had)?;
+        }
+        match open.last_mut() {
+            Some(children) if !*children => {
+                *children = true;
+                w.write_all(b",\"children\":[")?;
+            }
+            Some(_) => w.write_all(b",")?,
+            None if i > 0 => w.write_all(b",")?,
+            None => {}
+        }
         let v = json!({
-            "frame": {"name": name, "type": kinds.get(&name).map_or("region", |k| k.name())},
+            "frame": {"name": r.region, "type": kinds.get(&r.region).map_or("region", |k| k.name())},
             "metrics": {"time (inc)": r.times.inclusive, "time": r.times.exclusive, "count": r.times.count},
         });
-        let i = nodes.len();
-        nodes.push((r.path.clone(), v));
-        children.push(Vec::new());
-        index.insert(r.path.clone(), i);
-        match index.get(&r.path[..r.path.len().saturating_sub(1)]) {
-            Some(&p) if r.path.len() > 1 => children[p].push(i),
-            _ => roots.push(i),
-        }
+        write_open(w, &v)?;
+        open.push(false);
     }
-    fn build(i: usize, nodes: &[(Vec<String>, Value)], children: &[Vec<usize>]) -> Value {
-        let mut v = nodes[i].1.clone();
-        let c: Vec<Value> = children[i]
-            .iter()
-            .map(|&c| build(c, nodes, children))
-            .collect();
-        if !c.is_empty() {
-            v["children"] = Value::Array(c);
-        }
-        v
+    while let Some(had) = open.pop() {
+        close(w, had)?;
     }
-    roots
-        .into_iter()
-        .map(|i| build(i, &nodes, &children))
-        .collect()
+    Ok(())
 }
 
 /// A text field of the CSV, quoted when needed. A spreadsheet reads a

@@ -188,7 +188,9 @@ impl Experiment {
         for entry in entries {
             let entry = entry.map_err(|e| Error::io(dir, e))?;
             let path = entry.path();
-            if path.join(DEFS_FILE).is_file() {
+            // Anything named like the definitions counts (a FIFO, a link):
+            // opening it then says what is wrong with it.
+            if std::fs::symlink_metadata(path.join(DEFS_FILE)).is_ok() {
                 processes.push(Process::open(&path)?);
             }
         }
@@ -237,7 +239,7 @@ impl Process {
     pub fn open(dir: &Path) -> Result<Process, Error> {
         let defs_path = dir.join(DEFS_FILE);
         let mut warnings = Vec::new();
-        let mut f = open(&defs_path)?;
+        let (mut f, len) = file::open_regular(&defs_path)?;
         let (rank, _) = read_header(&mut f, FileKind::Definitions, &defs_path)?;
         let mut p = Process {
             dir: dir.to_path_buf(),
@@ -262,7 +264,7 @@ impl Process {
         };
         let mut nominal_hz = 1e9;
         let mut syncs = Vec::new();
-        let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
+        let mut blocks = BlockReader::with_len(BufReader::new(f), HEADER_LEN as u64, len);
         loop {
             let block = match blocks.next_block() {
                 Ok(Some(b)) => b,
@@ -384,7 +386,16 @@ impl Process {
         let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
         for entry in entries {
             let path = entry.map_err(|e| Error::io(dir, e))?.path();
-            match path.extension().and_then(|e| e.to_str()) {
+            let ext = path.extension().and_then(|e| e.to_str());
+            if matches!(ext, Some("pxe" | "pxp")) {
+                // Only regular files are read: a FIFO or a device could
+                // block a reader or never end.
+                if let Err(e) = file::open_regular(&path) {
+                    warnings.push(format!("{e}; skipped"));
+                    continue;
+                }
+            }
+            match ext {
                 Some("pxe") => {
                     let thread = match event_file_syncs(&path, &mut syncs) {
                         Ok(t) => t,
@@ -419,10 +430,11 @@ impl Process {
             .find(|m| m.start <= addr && addr < m.end)
     }
 
-    /// Name of a region, or a placeholder for an unknown id.
+    /// Name of a region as reports show it (at most [`MAX_SHOWN_NAME`]
+    /// bytes), or a placeholder for an unknown id.
     pub fn region_name(&self, id: RegionId) -> String {
         match self.regions.get(&id) {
-            Some(r) => r.name.clone(),
+            Some(r) => shortened(&r.name, MAX_SHOWN_NAME),
             None => format!("<region {id}>"),
         }
     }
@@ -433,9 +445,9 @@ impl Process {
         let Some(path) = &self.profile else {
             return Ok((Vec::new(), None));
         };
-        let mut f = open(path)?;
+        let (mut f, len) = file::open_regular(path)?;
         read_header(&mut f, FileKind::Profile, path)?;
-        let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
+        let mut blocks = BlockReader::with_len(BufReader::new(f), HEADER_LEN as u64, len);
         let mut trees = Vec::new();
         loop {
             match blocks.next_block() {
@@ -463,6 +475,24 @@ impl Process {
     }
 }
 
+/// Longest region name reports show, in bytes: a longer one (only a
+/// damaged or crafted file has them) is cut, so that what a report writes
+/// per call path stays bounded.
+pub const MAX_SHOWN_NAME: usize = 4096;
+
+/// `s` if at most `max` bytes long, else its longest prefix that leaves
+/// room for `…` and ends on a character boundary, then `…`.
+pub fn shortened(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
 /// Reads one location's events block by block.
 #[derive(Debug)]
 pub struct EventReader {
@@ -481,11 +511,15 @@ pub struct EventReader {
 impl EventReader {
     /// Opens the event file `path`.
     pub fn open(path: &Path) -> Result<EventReader, Error> {
-        let mut f = open(path)?;
+        let (mut f, len) = file::open_regular(path)?;
         let (rank, thread) = read_header(&mut f, FileKind::Events, path)?;
         Ok(EventReader {
             path: path.to_path_buf(),
-            blocks: BlockReader::new(BufReader::with_capacity(1 << 16, f), HEADER_LEN as u64),
+            blocks: BlockReader::with_len(
+                BufReader::with_capacity(1 << 16, f),
+                HEADER_LEN as u64,
+                len,
+            ),
             block: Vec::new(),
             stack: Vec::new(),
             done: false,
@@ -686,9 +720,9 @@ pub fn append_defs(dir: &Path, defs: &[Def]) -> Result<(), Error> {
 /// rank: what a tool that writes a derived experiment copies.
 pub fn read_defs(dir: &Path) -> Result<(u32, Vec<Def>), Error> {
     let path = dir.join(DEFS_FILE);
-    let mut f = open(&path)?;
+    let (mut f, len) = file::open_regular(&path)?;
     let (rank, _) = read_header(&mut f, FileKind::Definitions, &path)?;
-    let mut blocks = BlockReader::new(BufReader::new(f), HEADER_LEN as u64);
+    let mut blocks = BlockReader::with_len(BufReader::new(f), HEADER_LEN as u64, len);
     let mut defs = Vec::new();
     while let Some(b) = blocks.next_block().map_err(|e| e.at(&path))? {
         defs.extend(Def::decode_all(b).map_err(|e| e.at(&path))?);
@@ -725,9 +759,8 @@ pub fn write_profiles(dir: &Path, rank: u32, trees: &[CallTree]) -> Result<(), E
 /// Scans an event file's block prefixes for clock samples (tick, ns), and
 /// returns the file's thread number.
 fn event_file_syncs(path: &Path, syncs: &mut Vec<(u64, u64)>) -> Result<u32, Error> {
-    let mut f = open(path)?;
+    let (mut f, len) = file::open_regular(path)?;
     let (_, thread) = read_header(&mut f, FileKind::Events, path)?;
-    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
     let mut at = HEADER_LEN as u64;
     let mut h = [0u8; BLOCK_HEADER_LEN + EVENT_BLOCK_PREFIX];
     while at + h.len() as u64 <= len {
@@ -751,10 +784,6 @@ fn event_file_syncs(path: &Path, syncs: &mut Vec<(u64, u64)>) -> Result<u32, Err
         at += BLOCK_HEADER_LEN as u64 + n;
     }
     Ok(thread)
-}
-
-fn open(path: &Path) -> Result<File, Error> {
-    File::open(path).map_err(|e| Error::io(path, e))
 }
 
 fn read_header(f: &mut File, kind: FileKind, path: &Path) -> Result<(u32, u32), Error> {

@@ -1,7 +1,10 @@
 //! File headers and checksummed blocks, shared by every Parallax file
 //! (see FORMAT.md, "Files and blocks").
 
+use std::fs::File;
 use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
 
 use crate::{Error, ErrorKind};
 
@@ -21,8 +24,77 @@ pub const BLOCK_MAGIC: [u8; 4] = *b"PBLK";
 /// Largest payload a block may declare; anything larger is corruption.
 pub const MAX_BLOCK: usize = 1 << 30;
 
-/// The most a block reader allocates before it has read the bytes.
+/// The most a block reader of a stream of unknown length allocates before
+/// it has read the bytes.
 const RESERVE_AT_ONCE: usize = 64 << 20;
+
+/// Opens `path` for reading if it is a regular file, with its length.
+///
+/// A FIFO, a device (`/dev/zero`), a socket or a directory is refused
+/// with an error naming the file and what it is, before anything is read:
+/// such a file can block the opening or the reading forever, or never
+/// end. The file is opened non-blocking (opening a FIFO then returns at
+/// once) and checked with `fstat` on the open descriptor, so a file
+/// swapped after a check of its path is caught too. Symbolic links are
+/// followed.
+pub fn open_regular(path: &Path) -> Result<(File, u64), Error> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+    let t = meta.file_type();
+    if !t.is_file() {
+        let what = if t.is_dir() {
+            "a directory"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() {
+            "a character device"
+        } else if t.is_block_device() {
+            "a block device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a file"
+        };
+        return Err(Error::new(
+            ErrorKind::Io,
+            format!("{what}, not a regular file: not read"),
+        )
+        .at(path));
+    }
+    // Reads of a regular file never block, whatever the flag says.
+    Ok((f, meta.len()))
+}
+
+/// The text of the regular file `path`, refused if it is longer than
+/// `limit` bytes or not UTF-8: for the small files a command is given
+/// (baselines, findings, manifests).
+pub fn read_text(path: &Path, limit: u64) -> Result<String, Error> {
+    let (f, len) = open_regular(path)?;
+    if len > limit {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            format!("{len} bytes: too long for this file (at most {limit})"),
+        )
+        .at(path));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    // One byte more than allowed tells a file that grew since.
+    f.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            format!("grew past {limit} bytes while read"),
+        )
+        .at(path));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::Invalid, "not UTF-8 text").at(path))
+}
 
 /// The kinds of Parallax files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,10 +194,17 @@ pub fn push_block(out: &mut Vec<u8>, payload: &[u8]) {
 /// last; a damaged block gives a [`ErrorKind::Corrupt`] error and ends the
 /// reading, since nothing after it can be trusted to be aligned. Either way
 /// every block before it was delivered intact.
+///
+/// A reader that knows the file's length ([`BlockReader::with_len`]) reads
+/// the file as it was at that length: a block that claims more bytes than
+/// are left is [`ErrorKind::Truncated`] before anything is allocated for
+/// it, so a block costs at most the bytes the file really has.
 #[derive(Debug)]
 pub struct BlockReader<R> {
     inner: R,
     offset: u64,
+    /// The file's length, where known.
+    end: Option<u64>,
     buf: Vec<u8>,
     done: bool,
 }
@@ -136,8 +215,18 @@ impl<R: std::io::Read> BlockReader<R> {
         BlockReader {
             inner,
             offset,
+            end: None,
             buf: Vec::new(),
             done: false,
+        }
+    }
+
+    /// Blocks of `inner`, positioned `offset` bytes into its file of
+    /// `len` bytes (nothing past `len` is read).
+    pub fn with_len(inner: R, offset: u64, len: u64) -> BlockReader<R> {
+        BlockReader {
+            end: Some(len),
+            ..BlockReader::new(inner, offset)
         }
     }
 
@@ -156,8 +245,16 @@ impl<R: std::io::Read> BlockReader<R> {
         if self.done {
             return Ok(false);
         }
+        let left = self.end.map(|e| e.saturating_sub(self.offset));
+        if left == Some(0) {
+            self.done = true;
+            return Ok(false);
+        }
         let mut h = [0u8; BLOCK_HEADER_LEN];
-        let got = self.fill(&mut h)?;
+        let want = left.map_or(BLOCK_HEADER_LEN, |l| {
+            l.min(BLOCK_HEADER_LEN as u64) as usize
+        });
+        let got = self.fill(&mut h[..want])?;
         if got == 0 {
             self.done = true;
             return Ok(false);
@@ -179,11 +276,27 @@ impl<R: std::io::Read> BlockReader<R> {
                 format!("block length {len} is impossible"),
             ));
         }
+        if let Some(left) = left {
+            let payload = left - BLOCK_HEADER_LEN as u64;
+            if len as u64 > payload {
+                return Err(self.fail(
+                    ErrorKind::Truncated,
+                    format!(
+                        "block of {len} bytes, but the file ends {payload} bytes after its header"
+                    ),
+                ));
+            }
+        }
         buf.clear();
         // At once: grown a step at a time, a large block would be copied
-        // at every step. Up to a bound, so that a damaged header claiming a
-        // huge block in a short file costs no huge allocation.
-        buf.reserve(len.min(RESERVE_AT_ONCE));
+        // at every step. Where the file's length is unknown, up to a bound,
+        // so that a damaged header claiming a huge block in a short stream
+        // costs no huge allocation.
+        buf.reserve(if left.is_some() {
+            len
+        } else {
+            len.min(RESERVE_AT_ONCE)
+        });
         let got = (&mut self.inner)
             .take(len as u64)
             .read_to_end(buf)

@@ -41,8 +41,11 @@ impl Stats {
     #[inline(always)]
     pub fn add(&mut self, inclusive: u64, children: u64) {
         self.count += 1;
-        self.inclusive += inclusive;
-        self.exclusive += inclusive.saturating_sub(children);
+        // Saturating: a damaged trace's times can be anything.
+        self.inclusive = self.inclusive.saturating_add(inclusive);
+        self.exclusive = self
+            .exclusive
+            .saturating_add(inclusive.saturating_sub(children));
         self.min = self.min.min(inclusive);
         self.max = self.max.max(inclusive);
         let d = inclusive as f64;
@@ -51,9 +54,10 @@ impl Stats {
 
     /// Adds another node's statistics (same region, e.g. another location).
     pub fn merge(&mut self, o: &Stats) {
-        self.count += o.count;
-        self.inclusive += o.inclusive;
-        self.exclusive += o.exclusive;
+        // Saturating: a damaged profile's counts can be anything.
+        self.count = self.count.saturating_add(o.count);
+        self.inclusive = self.inclusive.saturating_add(o.inclusive);
+        self.exclusive = self.exclusive.saturating_add(o.exclusive);
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
         self.sum_sq += o.sum_sq;

@@ -139,11 +139,17 @@ impl Baselines {
         s
     }
 
-    /// Reads a baselines file.
-    pub fn load(path: &Path) -> std::io::Result<(Baselines, Vec<String>)> {
-        Ok(Baselines::parse(&std::fs::read_to_string(path)?))
+    /// Reads a baselines file (a regular file of at most
+    /// [`MAX_BASELINES_BYTES`]).
+    pub fn load(path: &Path) -> Result<(Baselines, Vec<String>), parallax_model::Error> {
+        let text = parallax_model::file::read_text(path, MAX_BASELINES_BYTES)?;
+        Ok(Baselines::parse(&text))
     }
 }
+
+/// The longest baselines file read: `parallax baseline` writes a few
+/// hundred bytes.
+pub const MAX_BASELINES_BYTES: u64 = 16 << 20;
 
 /// A profile entry's figures, s.
 #[derive(Clone, Copy, Debug)]

@@ -23,14 +23,21 @@ pub struct Costs {
     /// loops of different kinds of work to its calibrated cost
     /// (`PairInContextMin`/`Max`), if measured.
     pub context: Option<(f64, f64)>,
-    /// How each region (by id) is entered, by [`Entry`] number.
+    /// How each region (by id, below [`DENSE_REGIONS`]) is entered, by
+    /// [`Entry`] number.
     pub regions: Arc<[u8]>,
+    /// The same for larger ids, ascending by id (a table by id would be as
+    /// large as the largest id a file names).
+    pub far_regions: Arc<[(RegionId, u8)]>,
     /// The costs of each calibration, from the tick on where it is the
     /// nearest in time (at least one).
     pub phases: Arc<[Phase]>,
     /// The phase of the last event asked about.
     phase: usize,
 }
+
+/// Region ids below this have their entry in a table by id.
+pub const DENSE_REGIONS: RegionId = 1 << 20;
 
 /// Probe costs that apply from a tick on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,6 +73,7 @@ impl Costs {
             sd_ns: 0.0,
             context: None,
             regions: Arc::new([]),
+            far_regions: Arc::new([]),
             phases: Arc::new([Phase {
                 from_tick: 0,
                 entry_ns: [(enter_ns, leave_ns); 4],
@@ -130,10 +138,18 @@ impl Costs {
         if phases.is_empty() {
             return None;
         }
-        let top = p.entries.keys().next_back().map_or(0, |&r| r as usize + 1);
+        let top = p
+            .entries
+            .range(..DENSE_REGIONS)
+            .next_back()
+            .map_or(0, |(&r, _)| r as usize + 1);
         let mut regions = vec![Entry::Guard as u8; top];
+        let mut far_regions = Vec::new();
         for (&r, &entry) in &p.entries {
-            regions[r as usize] = entry as u8;
+            match regions.get_mut(r as usize) {
+                Some(x) => *x = entry as u8,
+                None => far_regions.push((r, entry as u8)),
+            }
         }
         let over = |f: &dyn Fn(&Phase) -> f64| mean(&phases.iter().map(f).collect::<Vec<_>>());
         // The context ratios, against the register-preserving pair they
@@ -155,6 +171,7 @@ impl Costs {
             sd_ns: cal.iter().map(|c| c.sd_ns).fold(0.0, f64::max),
             context,
             regions: regions.into(),
+            far_regions: far_regions.into(),
             phases: phases.into(),
             phase: 0,
         })
@@ -163,9 +180,20 @@ impl Costs {
     /// Whether region `r` is entered through the runtime's own guards (not
     /// through the C entry points or the register-preserving probes).
     pub fn guarded(&self, r: RegionId) -> bool {
-        self.regions
-            .get(r as usize)
-            .is_none_or(|&x| x == Entry::Guard as u8)
+        self.entry(r) == Entry::Guard as u8
+    }
+
+    /// How region `r` is entered, by [`Entry`] number.
+    #[inline]
+    fn entry(&self, r: RegionId) -> u8 {
+        match self.regions.get(r as usize) {
+            Some(&x) => x,
+            None if self.far_regions.is_empty() => Entry::Guard as u8,
+            None => self
+                .far_regions
+                .binary_search_by_key(&r, |f| f.0)
+                .map_or(Entry::Guard as u8, |i| self.far_regions[i].1),
+        }
     }
 
     /// The cost of the probe that recorded `e`, from the calibration
@@ -179,7 +207,7 @@ impl Costs {
             self.phase += 1;
         }
         let ph = &self.phases[self.phase];
-        let entry = |r: RegionId| self.regions.get(r as usize).map_or(0, |&x| x as usize);
+        let entry = |r: RegionId| self.entry(r) as usize;
         match e.kind {
             EventKind::Enter { region } => ph.entry_ns[entry(region)].0,
             EventKind::Leave { region } => ph.entry_ns[entry(region)].1,

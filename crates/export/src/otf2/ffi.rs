@@ -159,6 +159,16 @@ pub struct FlushCallbacks {
     pub post: Option<PostFlush>,
 }
 
+pub type MemoryAllocate =
+    extern "C" fn(*mut c_void, u8, LocationRef, *mut *mut c_void, u64) -> *mut c_void;
+pub type MemoryFreeAll = extern "C" fn(*mut c_void, u8, LocationRef, *mut *mut c_void, bool);
+
+#[repr(C)]
+pub struct MemoryCallbacks {
+    pub allocate: Option<MemoryAllocate>,
+    pub free_all: Option<MemoryFreeAll>,
+}
+
 // === Global definition callbacks ===
 pub type GdString = extern "C" fn(*mut c_void, StringRef, *const c_char) -> CallbackCode;
 pub type GdClockProperties = extern "C" fn(*mut c_void, u64, u64, u64, u64) -> CallbackCode;
@@ -378,6 +388,11 @@ extern "C" {
     pub fn OTF2_Archive_SetFlushCallbacks(
         a: *mut Archive,
         cb: *const FlushCallbacks,
+        data: *mut c_void,
+    ) -> ErrorCode;
+    pub fn OTF2_Archive_SetMemoryCallbacks(
+        a: *mut Archive,
+        cb: *const MemoryCallbacks,
         data: *mut c_void,
     ) -> ErrorCode;
     pub fn OTF2_Archive_SetSerialCollectiveCallbacks(a: *mut Archive) -> ErrorCode;

@@ -751,11 +751,37 @@ impl Drop for ReaderGuard {
     }
 }
 
-pub fn import(anchor: &Path, out: &Path, opts: &ImportOptions) -> Result<Summary, Error> {
-    let started = Instant::now();
-    if !anchor.is_file() {
+/// Checks every file of the archive of `anchor` before libotf2 opens any:
+/// the anchor, the global definitions beside it and each file of the
+/// archive's directory must be regular files (a FIFO or a device would
+/// block libotf2 or never end).
+fn check_archive(anchor: &Path) -> Result<(), Error> {
+    let regular = |p: &Path| {
+        parallax_model::file::open_regular(p)
+            .map(drop)
+            .map_err(|e| Error::new(ErrorKind::Otf2, e.to_string()))
+    };
+    if std::fs::symlink_metadata(anchor).is_err() {
         return Err(Error::new(ErrorKind::Usage, "no such OTF2 anchor file").at(anchor));
     }
+    regular(anchor)?;
+    let defs = anchor.with_extension("def");
+    if std::fs::symlink_metadata(&defs).is_ok() {
+        regular(&defs)?;
+    }
+    let dir = anchor.with_extension("");
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        for e in entries {
+            regular(&e.map_err(|e| Error::io(&dir, e))?.path())?;
+        }
+    }
+    Ok(())
+}
+
+pub fn import(anchor: &Path, out: &Path, opts: &ImportOptions) -> Result<Summary, Error> {
+    let started = Instant::now();
+    check_archive(anchor)?;
     let cpath = CString::new(anchor.as_os_str().as_encoded_bytes().to_vec())
         .map_err(|_| Error::new(ErrorKind::Usage, "bad path").at(anchor))?;
     let mut g = Globals::default();

@@ -202,6 +202,14 @@ fn write_archive(
             f::OTF2_Archive_SetFlushCallbacks(archive, &flush, ptr::null_mut()),
             "set flush callbacks",
         )?;
+        let memory = f::MemoryCallbacks {
+            allocate: Some(chunk_allocate),
+            free_all: Some(chunk_free_all),
+        };
+        check(
+            f::OTF2_Archive_SetMemoryCallbacks(archive, &memory, ptr::null_mut()),
+            "set memory callbacks",
+        )?;
         check(
             f::OTF2_Archive_SetSerialCollectiveCallbacks(archive),
             "set collective callbacks",
@@ -1045,6 +1053,69 @@ extern "C" fn pre_flush(
 
 extern "C" fn post_flush(_: *mut std::ffi::c_void, _: u8, _: u64) -> u64 {
     0
+}
+
+/// Chunks a writer's buffer holds before libotf2 writes them out (its own
+/// pool holds up to 128 MiB per writer, so that memory would grow with the
+/// events of a location up to that).
+const CHUNKS_PER_BUFFER: usize = 8;
+
+/// The chunks of one buffer: (address, size).
+type Chunks = Vec<(*mut u8, usize)>;
+
+/// libotf2 asks for a chunk of a buffer; none past [`CHUNKS_PER_BUFFER`],
+/// which makes it flush the buffer and free its chunks.
+extern "C" fn chunk_allocate(
+    _: *mut std::ffi::c_void,
+    _: u8,
+    _: u64,
+    per_buffer: *mut *mut std::ffi::c_void,
+    size: u64,
+) -> *mut std::ffi::c_void {
+    // Safety: `per_buffer` is libotf2's slot for this buffer, NULL at first
+    // and afterwards the list made here.
+    unsafe {
+        if (*per_buffer).is_null() {
+            *per_buffer = Box::into_raw(Box::new(Chunks::new())).cast();
+        }
+        let chunks = &mut *(*per_buffer).cast::<Chunks>();
+        let Ok(layout) = std::alloc::Layout::from_size_align(size as usize, 16) else {
+            return ptr::null_mut();
+        };
+        if chunks.len() >= CHUNKS_PER_BUFFER || size == 0 {
+            return ptr::null_mut();
+        }
+        let p = std::alloc::alloc(layout);
+        if !p.is_null() {
+            chunks.push((p, size as usize));
+        }
+        p.cast()
+    }
+}
+
+/// libotf2 wrote a buffer out (or closes it, `last`): its chunks are freed.
+extern "C" fn chunk_free_all(
+    _: *mut std::ffi::c_void,
+    _: u8,
+    _: u64,
+    per_buffer: *mut *mut std::ffi::c_void,
+    last: bool,
+) {
+    // Safety: the list was made by `chunk_allocate` for this buffer, and
+    // each chunk with the layout freed here.
+    unsafe {
+        if (*per_buffer).is_null() {
+            return;
+        }
+        let chunks = &mut *(*per_buffer).cast::<Chunks>();
+        for (p, size) in chunks.drain(..) {
+            std::alloc::dealloc(p, std::alloc::Layout::from_size_align_unchecked(size, 16));
+        }
+        if last {
+            drop(Box::from_raw((*per_buffer).cast::<Chunks>()));
+            *per_buffer = ptr::null_mut();
+        }
+    }
 }
 
 /// Closes the archive on early return.

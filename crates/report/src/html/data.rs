@@ -253,7 +253,7 @@ pub fn experiment(
         "cells": cells.iter().map(|(&(s, d), &(n, b))| json!([s, d, n, b])).collect::<Vec<_>>(),
     });
 
-    let conc = concurrency::profile(exp, Executor::pool())
+    let conc = concurrency::profile(exp)
         .ok()
         .filter(|c| c.locations > 0 && c.total_ns > 0.0)
         .map(|c| {
