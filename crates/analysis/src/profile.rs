@@ -471,14 +471,11 @@ pub fn initial_thread(p: &Process, thread: u32) -> bool {
 /// ticks; `None` for an empty or unreadable one.
 fn trace_span(p: &Process, thread: u32) -> Option<(u64, u64)> {
     let mut reader = p.events(thread).ok()?;
-    let mut batch = Vec::new();
     let mut span: Option<(u64, u64)> = None;
     loop {
-        batch.clear();
-        let more = reader.next_block(&mut batch).unwrap_or(false);
-        if let (Some(f), Some(l)) = (batch.first(), batch.last()) {
-            span = Some(span.map_or((f.time, l.time), |(a, _)| (a, l.time)));
-        }
+        let more = reader
+            .each_in_block(|e| span = Some(span.map_or((e.time, e.time), |(a, _)| (a, e.time))))
+            .unwrap_or(false);
         if !more {
             return span;
         }
