@@ -7,7 +7,7 @@ use crate::{Error, ErrorKind};
 
 /// Current version of every Parallax file. Bump it when any record, header or
 /// numbering in this crate changes meaning.
-pub const VERSION: u16 = 5;
+pub const VERSION: u16 = 6;
 
 /// Length of a file header.
 pub const HEADER_LEN: usize = 16;
@@ -33,6 +33,8 @@ pub enum FileKind {
     Definitions,
     /// One process's call-path profiles (`.pxp`).
     Profile,
+    /// One location's trace buffer, mapped by the runtime (`.pxb`).
+    Spill,
 }
 
 impl FileKind {
@@ -42,6 +44,7 @@ impl FileKind {
             FileKind::Events => *b"PLXE",
             FileKind::Definitions => *b"PLXD",
             FileKind::Profile => *b"PLXP",
+            FileKind::Spill => *b"PLXB",
         }
     }
 
@@ -51,6 +54,7 @@ impl FileKind {
             FileKind::Events => "event",
             FileKind::Definitions => "definitions",
             FileKind::Profile => "profile",
+            FileKind::Spill => "spill",
         }
     }
 }
