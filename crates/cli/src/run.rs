@@ -18,6 +18,7 @@
 mod elf;
 mod symbols;
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -78,14 +79,15 @@ pub struct Args {
     pub pthread: Option<String>,
     #[command(flatten)]
     pub db: crate::db::Target,
-    /// The program and its arguments.
+    /// The program and its arguments (any bytes: they are passed on as
+    /// they are).
     #[arg(
         required = true,
         trailing_var_arg = true,
         allow_hyphen_values = true,
         value_name = "CMD"
     )]
-    pub command: Vec<String>,
+    pub command: Vec<OsString>,
 }
 
 /// Programs that start the measured program rather than being it.
@@ -139,8 +141,8 @@ fn under_launcher() -> Option<UnderLauncher> {
 }
 
 /// The path of program `name`, searched on PATH if it has no slash.
-fn find_program(name: &str) -> Option<PathBuf> {
-    if name.contains('/') {
+fn find_program(name: &OsStr) -> Option<PathBuf> {
+    if name.as_encoded_bytes().contains(&b'/') {
         let p = PathBuf::from(name);
         return p.exists().then_some(p);
     }
@@ -156,18 +158,20 @@ fn is_executable_file(p: &Path) -> bool {
 }
 
 /// Fails early, with a clear message, for a program that cannot start.
-fn check_runnable(program: &str) -> anyhow::Result<PathBuf> {
+fn check_runnable(program: &OsStr) -> anyhow::Result<PathBuf> {
     let Some(path) = find_program(program) else {
+        let program = program.to_string_lossy();
         if program.contains('/') {
             bail!("cannot run `{program}`: no such file");
         }
-        let hint = if LAUNCHERS.contains(&program) {
+        let hint = if LAUNCHERS.contains(&program.as_ref()) {
             " (is MPI installed? On Debian: apt-get install openmpi-bin)"
         } else {
             ""
         };
         bail!("cannot run `{program}`: not found on PATH{hint}");
     };
+    let program = program.to_string_lossy();
     let meta =
         std::fs::metadata(&path).map_err(|e| anyhow::anyhow!("cannot run `{program}`: {e}"))?;
     if !meta.is_file() {
@@ -181,9 +185,9 @@ fn check_runnable(program: &str) -> anyhow::Result<PathBuf> {
 
 /// The program a launcher command starts: the first argument after the
 /// launcher that names an executable file.
-fn launched_program(args: &[String]) -> Option<PathBuf> {
+fn launched_program(args: &[OsString]) -> Option<PathBuf> {
     args.iter()
-        .filter(|a| !a.starts_with('-'))
+        .filter(|a| !a.as_encoded_bytes().starts_with(b"-"))
         .filter_map(|a| find_program(a))
         .find(|p| is_executable_file(p))
 }
@@ -272,6 +276,12 @@ fn plan(target: &Path, shown: &str) -> anyhow::Result<Measure> {
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let program = &a.command[0];
+    // The command as text, for messages, the manifest and the database.
+    let shown_command: Vec<String> = a
+        .command
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
     let name = PathBuf::from(program)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -290,11 +300,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             }
             None => bail!(
                 "cannot find the program that `{}` starts",
-                a.command.join(" ")
+                shown_command.join(" ")
             ),
         }
     } else {
-        (path.clone(), program.clone())
+        (path.clone(), shown_command[0].clone())
     };
     let measure = plan(&target, &shown)?;
     let app_name = target
@@ -359,7 +369,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if lead {
         eprintln!(
             "parallax: measuring `{}` ({}, {how}) into {}",
-            a.command.join(" "),
+            shown_command.join(" "),
             a.mode.name(),
             out.display()
         );
@@ -367,11 +377,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut child = cmd
         .spawn()
-        .with_context(|| format!("cannot run `{program}`"))?;
+        .with_context(|| format!("cannot run `{}`", shown_command[0]))?;
     let pid = child.id();
     let status = child
         .wait()
-        .with_context(|| format!("cannot wait for `{program}`"))?;
+        .with_context(|| format!("cannot wait for `{}`", shown_command[0]))?;
     let wall = started.elapsed().as_secs_f64();
     let status_text = describe(&status);
 
@@ -395,7 +405,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if !lead {
         return Ok(exit_code(&status));
     }
-    experiment_dir::write_manifest(&out, &a.command, &status_text, wall)?;
+    experiment_dir::write_manifest(&out, &shown_command, &status_text, wall)?;
     eprintln!("parallax: `{name}` ended ({status_text}) after {wall:.2} s");
     match Experiment::open(&out) {
         Ok(exp) => {
@@ -413,7 +423,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             };
             let meta = parallax_db::RunMeta {
                 program: app_name.clone(),
-                command: a.command.clone(),
+                command: shown_command.clone(),
                 status: status_text.clone(),
                 wall_s: Some(wall),
                 mpi: (launcher || job.is_some()).then(mpi_version).flatten(),

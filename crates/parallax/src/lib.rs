@@ -28,10 +28,13 @@
 //! records them in the experiment, for perturbation compensation.
 #![warn(missing_docs)]
 
+mod buffer;
 pub mod calibrate;
 pub mod clock;
 pub mod config;
 pub mod events;
+pub mod failsafe;
+mod files;
 pub mod preserving;
 mod process;
 mod profile;
@@ -42,10 +45,11 @@ pub mod sync;
 mod thread;
 
 pub use config::{Config, ConfigError, Mode};
+pub use failsafe::contained;
 pub use parallax_macros::instrument;
 pub use parallax_model::defs::Def;
 pub use parallax_model::region::RegionKind;
-pub use process::{finish, init, mode, out_dir, set_flow, InitError};
+pub use process::{end_of_image, finish, init, mode, out_dir, set_flow, InitError};
 pub use region::{
     define, enter, enter_for_c, leave, register_region, Callsite, PreservingGuard, RegionGuard,
 };

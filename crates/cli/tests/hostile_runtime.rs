@@ -1,0 +1,494 @@
+//! The runtime's rule under hostile conditions: whatever happens inside
+//! Parallax, the measured program's standard output, standard error (apart
+//! from at most one line of Parallax's) and exit status are those of the
+//! program run without it. Each test builds its C program, runs it plain,
+//! under `LD_PRELOAD` and under `parallax run`, and compares.
+
+mod common;
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+/// A C program of the test, compiled with compiler instrumentation.
+fn build(dir: &Path, name: &str, src: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let exe = dir.join(name);
+    compile(
+        "gcc",
+        &[
+            "-O1",
+            "-g",
+            "-finstrument-functions",
+            "-pthread",
+            c.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    exe
+}
+
+/// How a program is run: plain, with the interposition library, or under
+/// `parallax run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum How {
+    Plain,
+    Preload,
+    Run,
+}
+
+/// A run of `exe ARGS` the way `how` says, into experiment `out`, with
+/// `env` added and, if `shell` is not empty, the shell commands `shell`
+/// (limits) run first in the same process.
+struct Launch<'a> {
+    exe: &'a Path,
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    unset: Vec<&'a str>,
+    shell: &'a str,
+    mode: &'a str,
+}
+
+impl<'a> Launch<'a> {
+    fn new(exe: &'a Path) -> Launch<'a> {
+        Launch {
+            exe,
+            args: Vec::new(),
+            env: Vec::new(),
+            unset: Vec::new(),
+            shell: "",
+            mode: "trace",
+        }
+    }
+
+    fn arg(mut self, a: impl AsRef<OsStr>) -> Self {
+        self.args.push(a.as_ref().to_os_string());
+        self
+    }
+
+    fn env(mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((k.as_ref().to_os_string(), v.as_ref().to_os_string()));
+        self
+    }
+
+    fn shell(mut self, s: &'a str) -> Self {
+        self.shell = s;
+        self
+    }
+
+    fn mode(mut self, m: &'a str) -> Self {
+        self.mode = m;
+        self
+    }
+
+    fn unset(mut self, k: &'a str) -> Self {
+        self.unset.push(k);
+        self
+    }
+
+    fn run(&self, how: How, out: &Path) -> Output {
+        let mut argv: Vec<OsString> = Vec::new();
+        if how == How::Run {
+            preload();
+            argv.push(env!("CARGO_BIN_EXE_parallax").into());
+            argv.extend(
+                [
+                    "run",
+                    "--no-report",
+                    "--no-db",
+                    "--mode",
+                    self.mode,
+                    "--out",
+                ]
+                .map(OsString::from),
+            );
+            argv.push(out.into());
+            argv.push("--".into());
+        }
+        argv.push(self.exe.into());
+        argv.extend(self.args.iter().cloned());
+        let mut cmd = if self.shell.is_empty() {
+            let mut c = Command::new(&argv[0]);
+            c.args(&argv[1..]);
+            c
+        } else {
+            // The limits apply to the program (and to `parallax run`), not
+            // to the test.
+            let mut c = Command::new("sh");
+            c.arg("-c")
+                .arg(format!("{}\nexec \"$@\"", self.shell))
+                .arg("sh")
+                .args(&argv);
+            c
+        };
+        for k in [
+            "LD_PRELOAD",
+            "PARALLAX_MODE",
+            "PARALLAX_OUT",
+            "PARALLAX_PARENT_PID",
+        ] {
+            cmd.env_remove(k);
+        }
+        if how == How::Preload {
+            cmd.env("LD_PRELOAD", preload())
+                .env("PARALLAX_MODE", self.mode)
+                .env("PARALLAX_OUT", out);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        for k in &self.unset {
+            cmd.env_remove(k);
+        }
+        cmd.output().unwrap()
+    }
+}
+
+/// The lines of `parallax run` itself (not of the runtime in the program).
+fn is_launcher_line(l: &str) -> bool {
+    [
+        "parallax: measuring `",
+        "parallax: experiment in ",
+        "parallax: resolved ",
+    ]
+    .iter()
+    .any(|p| l.starts_with(p))
+        || (l.starts_with("parallax: `") && (l.contains("` ended (") || l.contains("recorded")))
+}
+
+/// Checks that `measured` (run as `how`) gave the program's output and
+/// status of `plain`, with at most `messages` lines of the runtime on
+/// stderr; returns those lines.
+fn assert_same(
+    what: &str,
+    how: How,
+    plain: &Output,
+    measured: &Output,
+    messages: usize,
+) -> Vec<String> {
+    assert_eq!(
+        measured.status.code(),
+        plain.status.code(),
+        "{what} ({how:?}): exit status; stderr: {}",
+        stderr(measured)
+    );
+    {
+        use std::os::unix::process::ExitStatusExt;
+        let sig = |o: &Output| o.status.signal();
+        if how != How::Run {
+            assert_eq!(sig(measured), sig(plain), "{what} ({how:?}): signal");
+        }
+    }
+    assert_eq!(
+        stdout(measured),
+        stdout(plain),
+        "{what} ({how:?}): stdout; stderr: {}",
+        stderr(measured)
+    );
+    let text = stderr(measured);
+    let mut program = Vec::new();
+    let mut ours = Vec::new();
+    for l in text.lines() {
+        if how == How::Run && is_launcher_line(l) {
+            continue;
+        }
+        if l.starts_with("parallax: ") {
+            ours.push(l.to_string());
+        } else {
+            program.push(l);
+        }
+    }
+    let plain_err = stderr(plain);
+    let plain_lines: Vec<&str> = plain_err.lines().collect();
+    assert_eq!(
+        program, plain_lines,
+        "{what} ({how:?}): the program's stderr"
+    );
+    assert!(
+        ours.len() <= messages,
+        "{what} ({how:?}): {} lines of Parallax, at most {messages} expected: {ours:?}",
+        ours.len()
+    );
+    ours
+}
+
+/// Reads the experiment, which must exist and have no warnings.
+fn read(out: &Path) -> parallax_model::experiment::Experiment {
+    open(out)
+}
+
+/// Events `work` entered in the experiment, over all processes.
+fn work_calls(out: &Path) -> usize {
+    read(out)
+        .processes
+        .iter()
+        .map(|p| total_enters(p, "work"))
+        .sum()
+}
+
+const ARGS_C: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile long sum;
+__attribute__((noinline)) void work(int i) { sum += i; }
+
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    for (int i = 0; i < n; i++)
+        work(i);
+    printf("argc=%d sum=%ld\n", argc, sum);
+    for (int i = 2; i < argc; i++)
+        printf("arg%d len=%zu\n", i, strlen(argv[i]));
+    fprintf(stderr, "program: done\n");
+    return 3;
+}
+"#;
+
+#[test]
+fn arguments_and_environment_that_are_not_utf8() {
+    let d = tmp("hostile-utf8");
+    let exe = build(&d, "args", ARGS_C);
+    let bad = OsStr::from_bytes(b"caf\xe9 \xff\xfe");
+    let launch = Launch::new(&exe)
+        .arg("50")
+        .arg(bad)
+        .arg("plain")
+        .env("SOME_VARIABLE", bad)
+        .env("PARALLAX_EXCLUDE_PROGRAMS", bad)
+        .env("PARALLAX_FILTER_EXCLUDE", bad)
+        .unset("HOME");
+    let plain = launch.run(How::Plain, &d.join("none"));
+    assert_eq!(plain.status.code(), Some(3));
+    for how in [How::Preload, How::Run] {
+        let out = d.join(format!("exp-{how:?}"));
+        let o = launch.run(how, &out);
+        assert_same("non-UTF-8 arguments", how, &plain, &o, 0);
+        assert_eq!(work_calls(&out), 50, "{how:?}");
+        let exp = read(&out);
+        let info = exp.processes[0].info.as_ref().unwrap();
+        assert_eq!(info.args[1], "caf\u{fffd} \u{fffd}\u{fffd}", "{how:?}");
+    }
+}
+
+/// Calls of `work` per rank, and whether each rank ended cleanly.
+fn work_by_rank(out: &Path) -> Vec<(u32, usize, bool)> {
+    read(out)
+        .processes
+        .iter()
+        .map(|p| (p.rank, total_enters(p, "work"), p.end_unix_ns.is_some()))
+        .collect()
+}
+
+const ENDS_C: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile long sum;
+__attribute__((noinline)) void work(int i) { sum += i; }
+
+static void calls(int n) {
+    for (int i = 0; i < n; i++)
+        work(i);
+}
+
+/* How the image ends after `n` calls. */
+static void end(const char *how, const char *self, int n) {
+    calls(n);
+    printf("%s after %d calls\n", how, n);
+    fflush(stdout);
+    char *args[] = {(char *)self, "image", "7", NULL};
+    if (!strcmp(how, "_exit"))
+        _exit(5);
+    if (!strcmp(how, "_Exit"))
+        _Exit(6);
+    if (!strcmp(how, "execv"))
+        execv(self, args);
+    if (!strcmp(how, "execl"))
+        execl(self, self, "image", "7", (char *)NULL);
+    if (!strcmp(how, "execvp"))
+        execvp(self, args);
+    if (!strcmp(how, "execle")) {
+        extern char **environ;
+        execle(self, self, "image", "7", (char *)NULL, environ);
+    }
+    fprintf(stderr, "no such ending: %s\n", how);
+    exit(1);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        /* The program an exec starts: its own calls, and a normal end. */
+        calls(atoi(argv[2]));
+        printf("image after %s calls\n", argv[2]);
+        return 0;
+    }
+    const char *how = argv[1];
+    int n = atoi(argv[2]);
+    if (!strcmp(argv[3], "self"))
+        end(how, argv[0], n);
+    calls(2);
+    pid_t pid = strcmp(argv[3], "vfork") ? fork() : vfork();
+    if (pid == 0) {
+        if (!strcmp(argv[3], "vfork"))
+            _exit(3);
+        end(how, argv[0], n);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    calls(3);
+    printf("child status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+}
+"#;
+
+#[test]
+fn exit_without_atexit_and_exec_keep_what_was_recorded() {
+    let d = tmp("hostile-ends");
+    let exe = build(&d, "ends", ENDS_C);
+    let self_ends = ["_exit", "_Exit", "execv", "execl", "execvp", "execle"];
+    for how in self_ends {
+        let launch = Launch::new(&exe).arg(how).arg("40").arg("child");
+        let plain = launch.run(How::Plain, &d.join("none"));
+        assert!(plain.status.success(), "{how}: {}", stderr(&plain));
+        // A child ends so: measured as a process of its own under
+        // `parallax run`, and the program it becomes by exec as another.
+        let out = d.join(format!("run-{how}"));
+        let o = launch.run(How::Run, &out);
+        assert_same(how, How::Run, &plain, &o, 0);
+        let want: Vec<(u32, usize, bool)> = if how.starts_with("exec") {
+            vec![(0, 5, true), (1, 40, true), (2, 7, true)]
+        } else {
+            vec![(0, 5, true), (1, 40, true)]
+        };
+        assert_eq!(work_by_rank(&out), want, "{how}");
+        let r = report_json(&out);
+        for p in r["processes"].as_array().unwrap() {
+            assert_eq!(p["finished_cleanly"], true, "{how}: {p}");
+        }
+        // The measured process itself ends so, under plain LD_PRELOAD
+        // (children measured, as `parallax run` does).
+        let launch = Launch::new(&exe)
+            .arg(how)
+            .arg("40")
+            .arg("self")
+            .env("PARALLAX_CHILDREN", "1");
+        let plain = launch.run(How::Plain, &d.join("none"));
+        let out = d.join(format!("preload-{how}"));
+        let o = launch.run(How::Preload, &out);
+        assert_same(how, How::Preload, &plain, &o, 0);
+        let want: Vec<(u32, usize, bool)> = if how.starts_with("exec") {
+            vec![(0, 40, true), (1, 7, true)]
+        } else {
+            vec![(0, 40, true)]
+        };
+        assert_eq!(work_by_rank(&out), want, "{how} (LD_PRELOAD)");
+    }
+    // A child made by vfork that calls _exit shares its parent's memory: the
+    // parent's measurement goes on.
+    let launch = Launch::new(&exe).arg("_exit").arg("1").arg("vfork");
+    let plain = launch.run(How::Plain, &d.join("none"));
+    for how in [How::Preload, How::Run] {
+        let out = d.join(format!("vfork-{how:?}"));
+        let o = launch.run(how, &out);
+        assert_same("vfork", how, &plain, &o, 0);
+        assert_eq!(work_by_rank(&out), [(0, 5, true)], "vfork {how:?}");
+    }
+}
+
+const MEMORY_C: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile long sum;
+__attribute__((noinline)) void work(int i) { sum += i; }
+
+static void *worker(void *arg) {
+    for (int i = 0; i < 1000; i++)
+        work(i);
+    return arg;
+}
+
+/* The most address space the process held, KiB. */
+static long peak(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmPeak:", 7))
+            kb = atol(line + 7);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+int main(int argc, char **argv) {
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    /* The program's own need comes after Parallax started. */
+    char *block = malloc(4 << 20);
+    if (!block) {
+        printf("no memory\n");
+        return 2;
+    }
+    memset(block, 1, 4 << 20);
+    free(block);
+    printf("sum=%ld\n", sum);
+    if (argc > 1)
+        fprintf(stderr, "peak %ld\n", peak());
+    return 0;
+}
+"#;
+
+#[test]
+fn a_tight_memory_limit() {
+    let d = tmp("hostile-memory");
+    let exe = build(&d, "memory", MEMORY_C);
+    // What the program needs with the library loaded (measurement off).
+    let o = Launch::new(&exe)
+        .arg("peak")
+        .mode("off")
+        .run(How::Preload, &d.join("none"));
+    let peak: u64 = stderr(&o)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no peak: {}", stderr(&o)));
+    // Limits from a little above that need to plenty: the program always
+    // runs as it does alone (`parallax run` itself would run under the
+    // limit too: only the library is under test here).
+    for margin in [512u64, 2048, 8192, 32768, 131072, 262144] {
+        let limit = format!("ulimit -v {}", peak + margin);
+        let launch = Launch::new(&exe).shell(&limit);
+        let plain = launch.run(How::Plain, &d.join("none"));
+        assert_eq!(stdout(&plain), "sum=1498500\n", "{limit}");
+        let out = d.join(format!("exp-{margin}"));
+        let o = launch.run(How::Preload, &out);
+        let said = assert_same(&limit, How::Preload, &plain, &o, 1);
+        // Whatever was measured reads back, and what was not is counted.
+        if let Ok(exp) = parallax_model::experiment::Experiment::open(&out) {
+            let p = &exp.processes[0];
+            let untraced: u64 = p.unrecorded.values().map(|&(t, _)| t).sum();
+            let traced = p.locations.values().filter(|l| l.events.is_some()).count() as u64;
+            assert_eq!(traced + untraced, 4, "{limit}: {:?}", p.unrecorded);
+            assert_eq!(said.is_empty(), untraced == 0, "{limit}: {said:?}");
+        } else {
+            assert_eq!(said.len(), 1, "{limit}: measurement off is said");
+        }
+    }
+}
