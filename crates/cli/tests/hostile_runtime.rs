@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::*;
+use parallax_model::event::EventKind;
 
 /// A C program of the test, compiled with compiler instrumentation.
 fn build(dir: &Path, name: &str, src: &str) -> PathBuf {
@@ -172,18 +173,24 @@ fn assert_same(
     measured: &Output,
     messages: usize,
 ) -> Vec<String> {
+    use std::os::unix::process::ExitStatusExt;
+    // `parallax run` reports a program killed by a signal as a shell does.
+    let want = match (plain.status.code(), plain.status.signal()) {
+        (None, Some(sig)) if how == How::Run => Some(128 + sig),
+        (code, _) => code,
+    };
     assert_eq!(
         measured.status.code(),
-        plain.status.code(),
+        want,
         "{what} ({how:?}): exit status; stderr: {}",
         stderr(measured)
     );
-    {
-        use std::os::unix::process::ExitStatusExt;
-        let sig = |o: &Output| o.status.signal();
-        if how != How::Run {
-            assert_eq!(sig(measured), sig(plain), "{what} ({how:?}): signal");
-        }
+    if how != How::Run {
+        assert_eq!(
+            measured.status.signal(),
+            plain.status.signal(),
+            "{what} ({how:?}): signal"
+        );
     }
     assert_eq!(
         stdout(measured),
@@ -412,8 +419,8 @@ const MEMORY_C: &str = r#"
 #include <stdlib.h>
 #include <string.h>
 
-static volatile long sum;
-__attribute__((noinline)) void work(int i) { sum += i; }
+static long sum;
+__attribute__((noinline)) void work(int i) { __atomic_fetch_add(&sum, i, __ATOMIC_RELAXED); }
 
 static void *worker(void *arg) {
     for (int i = 0; i < 1000; i++)
@@ -490,5 +497,233 @@ fn a_tight_memory_limit() {
         } else {
             assert_eq!(said.len(), 1, "{limit}: measurement off is said");
         }
+    }
+}
+
+const KILL_C: &str = r#"
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static long sum;
+__attribute__((noinline)) void work(int i) { __atomic_fetch_add(&sum, i, __ATOMIC_RELAXED); }
+
+static sem_t done;
+static int per_thread;
+
+static void *worker(void *arg) {
+    for (int i = 0; i < per_thread; i++)
+        work(i);
+    sem_post(&done);
+    for (;;)
+        pause();
+    return arg;
+}
+
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]), threads = atoi(argv[2]);
+    per_thread = atoi(argv[3]);
+    sem_init(&done, 0, 0);
+    for (int k = 0; k < threads; k++) {
+        pthread_t t;
+        pthread_create(&t, NULL, worker, NULL);
+    }
+    for (int i = 0; i < n; i++)
+        work(i);
+    for (int k = 0; k < threads; k++)
+        sem_wait(&done);
+    printf("recorded %d calls\n", n + threads * per_thread);
+    fflush(stdout);
+    kill(getpid(), SIGKILL);
+    return 0;
+}
+"#;
+
+#[test]
+fn sigkill_keeps_every_event_recorded_up_to_the_kill() {
+    let d = tmp("hostile-sigkill");
+    let exe = build(&d, "killed", KILL_C);
+    // A short program (everything still in the buffers), and a long one
+    // with small buffers (blocks written, and the rest in the buffers).
+    for (n, threads, per_thread, buffer) in [
+        (10, 0, 0, "1m"),
+        (7, 2, 5, "1m"),
+        (300_000, 2, 100_000, "64k"),
+    ] {
+        let launch = Launch::new(&exe)
+            .arg(n.to_string())
+            .arg(threads.to_string())
+            .arg(per_thread.to_string())
+            .env("PARALLAX_BUFFER", buffer)
+            .env("PARALLAX_THROTTLE", "off");
+        let plain = launch.run(How::Plain, &d.join("none"));
+        let calls = n + threads * per_thread;
+        for how in [How::Preload, How::Run] {
+            let what = format!("{calls} calls, {how:?}");
+            let out = d.join(format!("exp-{n}-{how:?}"));
+            let o = launch.run(how, &out);
+            assert_same(&what, how, &plain, &o, 0);
+            let exp = read(&out);
+            let p = &exp.processes[0];
+            assert!(p.killed(), "{what}");
+            assert_eq!(p.locations.len(), 1 + threads, "{what}");
+            assert_balanced_up_to_the_kill(p);
+            assert_eq!(total_enters(p, "work"), calls, "{what}");
+            let leaves: usize = events(p)
+                .values()
+                .map(|e| {
+                    let id = region(p, "work").unwrap();
+                    count(e, |k| *k == EventKind::Leave { region: id })
+                })
+                .sum();
+            assert_eq!(leaves, calls, "{what}");
+            let r = report_json(&out);
+            assert_eq!(r["processes"][0]["killed"], true, "{what}");
+            assert!(
+                r["warnings"].as_array().unwrap().is_empty(),
+                "{what}: {}",
+                r["warnings"]
+            );
+            let flat = r["total"]["flat"].as_array().unwrap();
+            let work = flat.iter().find(|x| x["region"] == "work").unwrap();
+            assert_eq!(work["count"], calls as u64, "{what}");
+        }
+    }
+}
+
+/// Times never decrease and leaves match enters on every location (the
+/// regions open at the kill stay open).
+fn assert_balanced_up_to_the_kill(p: &parallax_model::experiment::Process) {
+    for (t, evs) in events(p) {
+        let mut depth = 0i64;
+        for e in &evs {
+            match e.kind {
+                EventKind::Enter { .. } => depth += 1,
+                EventKind::Leave { region } => {
+                    depth -= 1;
+                    assert_ne!(region, parallax_model::event::UNKNOWN_REGION, "thread {t}");
+                }
+                _ => {}
+            }
+            assert!(depth >= 0, "thread {t}: leave without enter");
+        }
+        assert!(evs.windows(2).all(|w| w[0].time <= w[1].time), "thread {t}");
+    }
+}
+
+const THREADS_C: &str = r#"
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static long sum;
+__attribute__((noinline)) void work(int i) { __atomic_fetch_add(&sum, i, __ATOMIC_RELAXED); }
+
+static void *worker(void *arg) {
+    for (int i = 0; i < 10; i++)
+        work(i);
+    return arg;
+}
+
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    int hog = argc > 2 && !strcmp(argv[2], "hog");
+    work(0);
+    /* The program takes every descriptor left before its threads start. */
+    int fds[4096], held = 0;
+    while (hog && held < 4096 && (fds[held] = open("/dev/null", O_RDONLY)) >= 0)
+        held++;
+    pthread_t *t = malloc(n * sizeof *t);
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t[i], NULL, worker, NULL) != 0) {
+            printf("thread %d not created\n", i);
+            return 1;
+        }
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < held; i++)
+        close(fds[i]);
+    printf("sum=%ld held=%s\n", sum, held > 0 ? "some" : "none");
+    return 0;
+}
+"#;
+
+#[test]
+fn few_file_descriptors_and_many_threads() {
+    let d = tmp("hostile-fds");
+    let exe = build(&d, "threads", THREADS_C);
+    let limit = "ulimit -n 64";
+    // 400 threads under 64 descriptors: each thread's files take one only
+    // while they are written, so every thread is traced.
+    let launch = Launch::new(&exe).arg("400").shell(limit);
+    let plain = launch.run(How::Plain, &d.join("none"));
+    assert_eq!(stdout(&plain), "sum=18000 held=none\n");
+    for how in [How::Preload, How::Run] {
+        let out = d.join(format!("all-{how:?}"));
+        let o = launch.run(how, &out);
+        assert_same("400 threads", how, &plain, &o, 0);
+        let exp = read(&out);
+        let p = &exp.processes[0];
+        assert_eq!(p.locations.len(), 401, "{how:?}");
+        assert_eq!(total_enters(p, "work"), 4001, "{how:?}");
+        assert!(p.unrecorded.is_empty(), "{how:?}: {:?}", p.unrecorded);
+    }
+    // The program holds every descriptor while its threads run: they
+    // cannot be traced; the run says so once, the experiment counts them,
+    // and every later command warns.
+    let launch = Launch::new(&exe).arg("400").arg("hog").shell(limit);
+    let plain = launch.run(How::Plain, &d.join("none"));
+    assert_eq!(stdout(&plain), "sum=18000 held=some\n");
+    for how in [How::Preload, How::Run] {
+        let out = d.join(format!("hog-{how:?}"));
+        let o = launch.run(how, &out);
+        let said = assert_same("400 threads, no descriptors", how, &plain, &o, 1);
+        assert_eq!(said.len(), 1, "{how:?}: said once");
+        assert!(said[0].contains("not traced"), "{said:?}");
+        let exp = parallax_model::experiment::Experiment::open(&out).unwrap();
+        let p = &exp.processes[0];
+        let untraced: u64 = p.unrecorded.values().map(|&(t, _)| t).sum();
+        let traced = p.locations.values().filter(|l| l.events.is_some()).count() as u64;
+        assert_eq!((traced, untraced), (1, 400), "{how:?}: {:?}", p.unrecorded);
+        let warns = |o: &Output| {
+            assert!(o.status.success(), "{}", stderr(o));
+            format!("{}{}", stdout(o), stderr(o))
+        };
+        let r = report_json(&out);
+        assert_eq!(
+            r["processes"][0]["unrecorded"][0]["threads"], 400,
+            "{how:?}"
+        );
+        let w = r["warnings"].as_array().unwrap();
+        assert!(
+            w.iter()
+                .any(|w| w.as_str().unwrap().contains("400 threads were not traced")),
+            "{w:?}"
+        );
+        let text = warns(&parallax().arg("report").arg(&out).output().unwrap());
+        assert!(
+            text.contains("400 threads were not traced"),
+            "report: {text}"
+        );
+        let text = warns(&parallax().arg("analyze").arg(&out).output().unwrap());
+        assert!(
+            text.contains("400 threads were not traced"),
+            "analyze: {text}"
+        );
+        let html = d.join(format!("hog-{how:?}.html"));
+        let o = parallax()
+            .arg("html")
+            .arg(&out)
+            .arg("--out")
+            .arg(&html)
+            .output()
+            .unwrap();
+        assert!(warns(&o).contains("400 threads were not traced"), "html");
     }
 }
