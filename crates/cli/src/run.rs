@@ -353,6 +353,13 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.pthread {
         cmd.env("PARALLAX_PTHREAD", p);
     }
+    // A setting the runtime would refuse (its own, or one inherited from
+    // this environment) is refused here, before the program starts.
+    parallax::Config::from_lookup(|k| match cmd.get_envs().find(|(key, _)| *key == k) {
+        Some((_, v)) => v.map(|v| v.to_string_lossy().into_owned()),
+        None => std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()),
+    })
+    .map_err(|e| anyhow::anyhow!("cannot measure `{}`: {e}", shown_command[0]))?;
     let how = match &measure {
         Measure::Preload(lib) => {
             let mut v = lib.as_os_str().to_os_string();

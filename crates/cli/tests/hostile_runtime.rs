@@ -727,3 +727,77 @@ fn few_file_descriptors_and_many_threads() {
         assert!(warns(&o).contains("400 threads were not traced"), "html");
     }
 }
+
+#[test]
+fn bad_settings_are_said_once() {
+    let d = tmp("hostile-settings");
+    let exe = build(&d, "args", ARGS_C);
+    let huge = "x".repeat(100 << 10);
+    let plain = Launch::new(&exe).arg("20").run(How::Plain, &d.join("none"));
+    // Settings that leave measurement off: said once, whether or not the
+    // program ever makes a call that would start measuring.
+    for (var, value) in [
+        ("PARALLAX_MODE", "bogus"),
+        ("PARALLAX_MODE", huge.as_str()),
+        ("PARALLAX_BUFFER", "12"),
+        ("PARALLAX_CLOCK", "hpet"),
+        ("PARALLAX_RANK", "first"),
+        ("PARALLAX_CALIBRATE", "maybe"),
+        ("PARALLAX_PROFILE_NODES", "-1"),
+    ] {
+        for calls in ["20", "0"] {
+            let launch = Launch::new(&exe).arg(calls).env(var, value);
+            let plain = launch.run(How::Plain, &d.join("none"));
+            let out = d.join("exp");
+            let mut launch = launch;
+            if var == "PARALLAX_MODE" {
+                launch = launch.mode(value);
+            }
+            let o = launch.run(How::Preload, &out);
+            let said = assert_same(var, How::Preload, &plain, &o, 1);
+            assert_eq!(said.len(), 1, "{var}: said once");
+            assert!(said[0].contains(var), "{said:?}");
+            assert!(
+                said[0].len() < 600,
+                "a huge value is cut: {}",
+                said[0].len()
+            );
+            assert!(!out.exists(), "{var}: nothing measured");
+        }
+    }
+    // Settings of the interposition library that fall back to a default:
+    // said once, in one line, and the program is measured.
+    let launch = Launch::new(&exe)
+        .arg("20")
+        .env("PARALLAX_THROTTLE", "often")
+        .env("PARALLAX_PTHREAD", "some")
+        .env("PARALLAX_FILTER_FILE", d.join("no such file"));
+    let out = d.join("exp-defaults");
+    let o = launch.run(How::Preload, &out);
+    let said = assert_same("library settings", How::Preload, &plain, &o, 1);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(work_calls(&out), 20);
+    // `parallax run` refuses them before the program starts.
+    for (var, value) in [("PARALLAX_CLOCK", "hpet"), ("PARALLAX_BUFFER", "12")] {
+        let o = Launch::new(&exe)
+            .arg("20")
+            .env(var, value)
+            .run(How::Run, &d.join("exp-run"));
+        assert_eq!(o.status.code(), Some(2), "{var}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "the program did not run");
+        assert!(stderr(&o).contains(var), "{}", stderr(&o));
+    }
+    // A program that a measured one starts with a bad setting says so.
+    let script = d.join("start.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nPARALLAX_MODE=bogus exec {} 20\n", exe.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = Launch::new(&script).run(How::Run, &d.join("exp-child"));
+    let said = assert_same("a child's bad setting", How::Run, &plain, &o, 1);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("PARALLAX_MODE"), "{said:?}");
+}
