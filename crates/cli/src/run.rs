@@ -412,9 +412,36 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if !lead {
         return Ok(exit_code(&status));
     }
-    experiment_dir::write_manifest(&out, &shown_command, &status_text, wall)?;
+    // From here on nothing may change the program's exit status: a step
+    // that fails (a full disk) is a warning.
+    if let Err(e) = experiment_dir::write_manifest(&out, &shown_command, &status_text, wall) {
+        eprintln!("parallax: warning: {e:#}");
+    }
     eprintln!("parallax: `{name}` ended ({status_text}) after {wall:.2} s");
-    match Experiment::open(&out) {
+    let meta = parallax_db::RunMeta {
+        program: app_name.clone(),
+        command: shown_command.clone(),
+        status: status_text.clone(),
+        wall_s: Some(wall),
+        mpi: (launcher || job.is_some()).then(mpi_version).flatten(),
+        ..Default::default()
+    };
+    if let Err(e) = after_run(&a, &out, &name, &target, meta) {
+        eprintln!("parallax: warning: {e:#}");
+    }
+    Ok(exit_code(&status))
+}
+
+/// Reads the experiment after the run: throttled functions, the run
+/// database, the report.
+fn after_run(
+    a: &Args,
+    out: &Path,
+    name: &str,
+    target: &Path,
+    meta: parallax_db::RunMeta,
+) -> anyhow::Result<()> {
+    match Experiment::open(out) {
         Ok(exp) => {
             for p in &exp.processes {
                 for (k, v) in &p.properties {
@@ -428,16 +455,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             } else {
                 Some(ExperimentProfile::load(&exp)?)
             };
-            let meta = parallax_db::RunMeta {
-                program: app_name.clone(),
-                command: shown_command.clone(),
-                status: status_text.clone(),
-                wall_s: Some(wall),
-                mpi: (launcher || job.is_some()).then(mpi_version).flatten(),
-                ..Default::default()
-            };
             // Recorded before the report, which a closed pipe cuts short.
-            crate::db::record(&a.db, &exp, prof.as_ref(), Some(&target), meta);
+            crate::db::record(&a.db, &exp, prof.as_ref(), Some(target), meta);
             if let Some(p) = &prof {
                 crate::out(&crate::report::text(&exp, p, 10, false))?;
             }
@@ -453,7 +472,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
              OpenSHMEM calls are measured as they are)"
         ),
     }
-    Ok(exit_code(&status))
+    Ok(())
 }
 
 /// The MPI library's version as its launcher reports it (first line of

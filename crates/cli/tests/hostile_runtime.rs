@@ -46,6 +46,7 @@ enum How {
 /// A run of `exe ARGS` the way `how` says, into experiment `out`, with
 /// `env` added and, if `shell` is not empty, the shell commands `shell`
 /// (limits) run first in the same process.
+#[derive(Clone)]
 struct Launch<'a> {
     exe: &'a Path,
     args: Vec<OsString>,
@@ -53,6 +54,9 @@ struct Launch<'a> {
     unset: Vec<&'a str>,
     shell: &'a str,
     mode: &'a str,
+    /// Shell commands run first and last in a mount namespace of the run's
+    /// own (file systems mounted for it vanish with it).
+    namespace: Option<(String, String)>,
 }
 
 impl<'a> Launch<'a> {
@@ -64,6 +68,7 @@ impl<'a> Launch<'a> {
             unset: Vec::new(),
             shell: "",
             mode: "trace",
+            namespace: None,
         }
     }
 
@@ -80,6 +85,11 @@ impl<'a> Launch<'a> {
 
     fn shell(mut self, s: &'a str) -> Self {
         self.shell = s;
+        self
+    }
+
+    fn namespace(mut self, setup: String, after: String) -> Self {
+        self.namespace = Some((setup, after));
         self
     }
 
@@ -114,7 +124,17 @@ impl<'a> Launch<'a> {
         }
         argv.push(self.exe.into());
         argv.extend(self.args.iter().cloned());
-        let mut cmd = if self.shell.is_empty() {
+        let mut cmd = if let Some((setup, after)) = &self.namespace {
+            let mut c = Command::new("unshare");
+            c.args(["-rm", "sh", "-c"])
+                .arg(format!(
+                    "{setup}\n{}\n\"$@\"\nst=$?\n{after}\nexit $st",
+                    self.shell
+                ))
+                .arg("sh")
+                .args(&argv);
+            c
+        } else if self.shell.is_empty() {
             let mut c = Command::new(&argv[0]);
             c.args(&argv[1..]);
             c
@@ -157,6 +177,7 @@ fn is_launcher_line(l: &str) -> bool {
         "parallax: measuring `",
         "parallax: experiment in ",
         "parallax: resolved ",
+        "parallax: warning: ",
     ]
     .iter()
     .any(|p| l.starts_with(p))
@@ -800,4 +821,245 @@ fn bad_settings_are_said_once() {
     let said = assert_same("a child's bad setting", How::Run, &plain, &o, 1);
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].contains("PARALLAX_MODE"), "{said:?}");
+}
+
+const SIGNALS_C: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile long sum;
+__attribute__((noinline)) void work(int i) { sum += i; }
+
+__attribute__((no_instrument_function)) static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* After the program's end (and Parallax's, whose exit handler runs
+ * first): the signal is still to come, as it may be during the end. */
+__attribute__((no_instrument_function)) static void wait_for_it(void) {
+    for (;;)
+        pause();
+}
+
+__attribute__((no_instrument_function)) static void caught(int sig) {
+    (void)sig;
+    write(1, "caught\n", 7);
+    _exit(7);
+}
+
+__attribute__((no_instrument_function)) static void arm(timer_t timer, long us) {
+    struct itimerspec at;
+    memset(&at, 0, sizeof at);
+    at.it_value.tv_sec = us / 1000000;
+    at.it_value.tv_nsec = (us % 1000000) * 1000 + 1;
+    timer_settime(timer, 0, &at, NULL);
+}
+
+/* argv: when ("run": from the start of the loop, "end": from the end of
+ * main), signal number (0: SIGTERM to a handler of the program's that
+ * calls _exit), delay in microseconds. The loop runs for 100 ms; the
+ * signal comes from a timer: during Parallax's start (the first probe sets
+ * measurement up and calibrates), the loop and its flushes, or the end
+ * (Parallax's exit handler) and after it. */
+__attribute__((no_instrument_function)) int main(int argc, char **argv) {
+    int end = !strcmp(argv[1], "end");
+    int sig = atoi(argv[2]);
+    long us = atol(argv[3]);
+    atexit(wait_for_it);
+    if (sig == 0) {
+        signal(SIGTERM, caught);
+        sig = SIGTERM;
+    }
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = sig;
+    timer_t timer;
+    if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0)
+        return 9;
+    printf("ready\n");
+    fflush(stdout);
+    double t0 = now();
+    if (!end)
+        arm(timer, us);
+    for (int i = 0; now() - t0 < 0.1; i++)
+        work(i);
+    printf("done\n");
+    fflush(stdout);
+    if (end)
+        arm(timer, us);
+    return 0;
+}
+"#;
+
+#[test]
+fn signals_at_every_phase() {
+    let d = tmp("hostile-signals");
+    let exe = build(&d, "signals", SIGNALS_C);
+    // Small buffers: the loop flushes all the time.
+    let phases = [
+        ("run", 0u64),
+        ("run", 200),
+        ("run", 1_000),
+        ("run", 3_000),
+        ("run", 10_000),
+        ("run", 25_000),
+        ("end", 0),
+        ("end", 300),
+        ("end", 2_000),
+    ];
+    let signals = [
+        0,
+        libc::SIGTERM,
+        libc::SIGINT,
+        libc::SIGSEGV,
+        libc::SIGABRT,
+        libc::SIGKILL,
+        libc::SIGUSR1,
+        libc::SIGQUIT,
+    ];
+    for sig in signals {
+        for (when, us) in phases {
+            let what = format!("signal {sig} {us} us into the {when}");
+            let launch = Launch::new(&exe)
+                .arg(when)
+                .arg(sig.to_string())
+                .arg(us.to_string())
+                .env("PARALLAX_BUFFER", "4k")
+                .env("PARALLAX_THROTTLE", "off")
+                .shell("ulimit -c 0");
+            let plain = launch.run(How::Plain, &d.join("none"));
+            for how in [How::Preload, How::Run] {
+                let out = d.join(format!("exp-{sig}-{when}-{us}-{how:?}"));
+                let o = launch.run(how, &out);
+                assert_same(&what, how, &plain, &o, 0);
+                // What was recorded reads back.
+                if out.join("rank-00000").join("defs.pxd").exists() {
+                    let r = parallax()
+                        .args(["report", "--json"])
+                        .arg(&out)
+                        .output()
+                        .unwrap();
+                    assert!(r.status.success(), "{what} ({how:?}): {}", stderr(&r));
+                }
+            }
+        }
+    }
+}
+
+const LONG_C: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+
+static volatile long sum;
+__attribute__((noinline)) void work(int i) { sum += i; }
+
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    for (int i = 0; i < n; i++)
+        work(i);
+    printf("sum=%ld\n", sum);
+    fprintf(stderr, "program: done\n");
+    return 4;
+}
+"#;
+
+/// Whether `unshare -rm` can mount a file system here (a mount namespace
+/// of the test's own); the tests that need it fail loudly without.
+fn mount_namespaces() {
+    let o = Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"])
+        .output()
+        .expect("unshare (util-linux) is needed for the file system tests");
+    assert!(
+        o.status.success(),
+        "unshare -rm cannot mount a tmpfs here (user namespaces off?): {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn full_disk_read_only_directory_and_file_size_limit() {
+    mount_namespaces();
+    let d = tmp("hostile-disk");
+    let exe = build(&d, "long", LONG_C);
+    let mnt = d.join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let base = Launch::new(&exe)
+        .arg("300000")
+        .env("PARALLAX_THROTTLE", "off")
+        .env("PARALLAX_BUFFER", "16k");
+    let plain = base.run(How::Plain, &d.join("none"));
+    assert_eq!(plain.status.code(), Some(4));
+    let out = mnt.join("exp");
+    // A full disk: a 64 KiB file system fills up while the program runs.
+    for how in [How::Preload, How::Run] {
+        let saved = d.join(format!("full-{how:?}"));
+        let launch = base.clone().namespace(
+            format!("mount -t tmpfs -o size=64k tmpfs {}", mnt.display()),
+            format!("cp -a {} {}", out.display(), saved.display()),
+        );
+        let o = launch.run(how, &out);
+        let said = assert_same("full disk", how, &plain, &o, 1);
+        assert_eq!(said.len(), 1, "{how:?}");
+        assert!(said[0].contains("No space left on device"), "{said:?}");
+        let exp = parallax_model::experiment::Experiment::open(&saved).unwrap();
+        let lost: u64 = exp.processes[0].unrecorded.values().map(|&(_, b)| b).sum();
+        assert!(lost > 0, "{how:?}: {:?}", exp.processes[0].unrecorded);
+        let w = exp.warnings();
+        assert!(
+            w.iter()
+                .any(|w| w.contains("could not be written") && w.contains("No space")),
+            "{how:?}: {w:?}"
+        );
+        let r = parallax()
+            .args(["report", "--json"])
+            .arg(&saved)
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{}", stderr(&r));
+    }
+    // A directory nothing can be written to: measurement is off, said once;
+    // `parallax run` refuses before the program starts.
+    let launch = base.clone().namespace(
+        format!("mount -t tmpfs -o ro,size=64k tmpfs {}", mnt.display()),
+        String::new(),
+    );
+    let o = launch.run(How::Preload, &out);
+    let said = assert_same("read-only directory", How::Preload, &plain, &o, 1);
+    assert_eq!(said.len(), 1);
+    assert!(said[0].contains("Read-only file system"), "{said:?}");
+    let o = launch.run(How::Run, &out);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "the program did not run");
+    assert!(
+        stderr(&o).contains("Read-only file system"),
+        "{}",
+        stderr(&o)
+    );
+    // The file size limit (ulimit -f, 512-byte blocks): no write crosses
+    // it (its SIGXFSZ would kill the program); what does not fit is
+    // counted.
+    for how in [How::Preload, How::Run] {
+        let out = d.join(format!("fsize-{how:?}"));
+        let launch = base.clone().shell("ulimit -f 128");
+        let plain = launch.run(How::Plain, &d.join("none"));
+        let o = launch.run(how, &out);
+        let said = assert_same("file size limit", how, &plain, &o, 1);
+        assert_eq!(said.len(), 1, "{how:?}");
+        assert!(said[0].contains("ulimit -f"), "{said:?}");
+        let exp = parallax_model::experiment::Experiment::open(&out).unwrap();
+        let lost: u64 = exp.processes[0].unrecorded.values().map(|&(_, b)| b).sum();
+        assert!(lost > 0, "{how:?}");
+        for e in std::fs::read_dir(out.join("rank-00000")).unwrap() {
+            let len = e.unwrap().metadata().unwrap().len();
+            assert!(len <= 128 * 512, "a file of {len} bytes");
+        }
+    }
 }

@@ -135,7 +135,9 @@ impl Buffer {
             return Err(Refused(libc::EFBIG));
         }
         let name = name_of(thread);
-        let cname = name_str(&name);
+        // Made as NAME.part, renamed once its header is written.
+        let part = crate::files::part(&name);
+        let cname = name_str(&part);
         // Safety: plain file calls with a NUL-terminated name, checked.
         unsafe {
             let fd = libc::openat(
@@ -176,6 +178,11 @@ impl Buffer {
             };
             b.fill();
             b.init(rank, thread);
+            if libc::renameat(dir, cname.as_ptr(), dir, name_str(&name).as_ptr()) != 0 {
+                let e = Refused::last();
+                libc::unlinkat(dir, cname.as_ptr(), 0);
+                return Err(e);
+            }
             Ok(b)
         }
     }

@@ -115,7 +115,15 @@ pub(crate) fn append_to(dir: i32, name: &[u8; NAME], parts: &[&[u8]]) -> Result<
     if fd < 0 {
         return Err(errno());
     }
+    // Safety: fstat writes the struct.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let size = (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_size);
     let r = write_all(fd, parts);
+    if let (Err(_), Some(size)) = (r, size) {
+        // A write cut short (a full disk) leaves no torn block behind.
+        // Safety: our own descriptor.
+        unsafe { libc::ftruncate(fd, size) };
+    }
     // Safety: our own descriptor.
     unsafe { libc::close(fd) };
     r
@@ -124,25 +132,68 @@ pub(crate) fn append_to(dir: i32, name: &[u8; NAME], parts: &[&[u8]]) -> Result<
 /// Creates the file `name` in the directory `dir` with `header` (replacing
 /// an earlier one), and closes it.
 pub(crate) fn create_in(dir: i32, name: &[u8; NAME], header: &[u8]) -> Result<(), i32> {
+    let fd = create_whole(dir, name, header, libc::O_WRONLY)?;
+    // Safety: our own descriptor.
+    unsafe { libc::close(fd) };
+    Ok(())
+}
+
+/// Creates the file `name` in the directory `dir` with `header` and
+/// returns its descriptor (opened with `flags`). The file appears under
+/// its name only with its header written, so that a process killed in
+/// between leaves no file a reader would refuse: it is made as
+/// `NAME.part` ([`part`]) and renamed.
+pub(crate) fn create_whole(
+    dir: i32,
+    name: &[u8; NAME],
+    header: &[u8],
+    flags: i32,
+) -> Result<i32, i32> {
     if !fits_size_limit(header.len() as u64) {
         return Err(libc::EFBIG);
     }
-    // Safety: a NUL-terminated name.
-    let fd = unsafe {
-        libc::openat(
+    let part = part(name);
+    // Safety: NUL-terminated names; our own descriptor.
+    unsafe {
+        let fd = libc::openat(
             dir,
-            name.as_ptr() as *const libc::c_char,
-            libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+            part.as_ptr() as *const libc::c_char,
+            flags | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
             0o644,
-        )
-    };
-    if fd < 0 {
-        return Err(errno());
+        );
+        if fd < 0 {
+            return Err(errno());
+        }
+        let r = write_all(fd, &[header]).and_then(|()| {
+            let moved = libc::renameat(
+                dir,
+                part.as_ptr() as *const libc::c_char,
+                dir,
+                name.as_ptr() as *const libc::c_char,
+            );
+            if moved == 0 {
+                Ok(())
+            } else {
+                Err(errno())
+            }
+        });
+        if let Err(e) = r {
+            libc::close(fd);
+            libc::unlinkat(dir, part.as_ptr() as *const libc::c_char, 0);
+            return Err(e);
+        }
+        Ok(fd)
     }
-    let r = write_all(fd, &[header]);
-    // Safety: our own descriptor.
-    unsafe { libc::close(fd) };
-    r
+}
+
+/// `NAME.part`: the name of a file while it is made.
+pub(crate) fn part(name: &[u8; NAME]) -> [u8; NAME] {
+    let mut out = *name;
+    let end = name.iter().position(|&b| b == 0).unwrap_or(NAME);
+    for (o, &b) in out[end..].iter_mut().zip(b".part\0") {
+        *o = b;
+    }
+    out
 }
 
 /// The calling thread's last error number.
@@ -155,6 +206,12 @@ pub(crate) fn errno() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_are_named_after_their_file() {
+        let n = part(&name(b"thread-", u32::MAX, b".pxb"));
+        assert_eq!(&n[..27], b"thread-4294967295.pxb.part\0");
+    }
 
     #[test]
     fn names_have_five_digits_at_least() {

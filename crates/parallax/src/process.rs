@@ -276,7 +276,8 @@ fn start(config: Config) -> Result<u8, InitError> {
     }
     let mut opened = Opened(vec![dir_fd]);
     let defs_fd = create(
-        &dir.join(DEFS_FILE),
+        dir_fd,
+        DEFS_FILE,
         &file::header(FileKind::Definitions, rank, 0),
     )
     .map_err(|e| {
@@ -286,10 +287,15 @@ fn start(config: Config) -> Result<u8, InitError> {
         ))
     })?;
     opened.0.push(defs_fd);
+    reserve_room(defs_fd);
     let profile_fd = if bits & PROFILE != 0 {
         let path = dir.join(PROFILE_FILE);
-        create(&path, &file::header(FileKind::Profile, rank, 0))
-            .map_err(|e| InitError::loud(format!("cannot create {}: {e}", path.display())))?
+        create(
+            dir_fd,
+            PROFILE_FILE,
+            &file::header(FileKind::Profile, rank, 0),
+        )
+        .map_err(|e| InitError::loud(format!("cannot create {}: {e}", path.display())))?
     } else {
         -1
     };
@@ -489,12 +495,27 @@ fn prepare_dir(dir: &Path) -> std::io::Result<()> {
         let p = e?.path();
         if matches!(
             p.extension().and_then(|e| e.to_str()),
-            Some("pxe" | "pxd" | "pxp" | "pxb")
+            Some("pxe" | "pxd" | "pxp" | "pxb" | "part")
         ) {
             std::fs::remove_file(p)?;
         }
     }
     Ok(())
+}
+
+/// Reserves room for the definitions to come, so that a disk that runs
+/// full still takes the last ones (the losses, the end): as much as the
+/// file system gives of a few sizes, beyond the end of the file.
+fn reserve_room(fd: i32) {
+    for bytes in [16 << 10, 4 << 10] {
+        if !files::fits_size_limit(bytes) {
+            continue;
+        }
+        // Safety: a descriptor of ours; KEEP_SIZE leaves the file's length.
+        if unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, bytes as libc::off_t) } == 0 {
+            return;
+        }
+    }
 }
 
 /// A descriptor of the directory `dir`, for files made relative to it.
@@ -513,22 +534,14 @@ fn open_dir(dir: &Path) -> std::io::Result<i32> {
     Ok(fd)
 }
 
-/// Creates `path` with `header` and returns its descriptor (append mode, so
-/// that whole-block writes from several threads never interleave).
-fn create(path: &Path, header: &[u8]) -> std::io::Result<i32> {
-    let c = CString::new(path.as_os_str().as_bytes())?;
-    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_APPEND | libc::O_CLOEXEC;
-    // Safety: `c` is a valid NUL-terminated path.
-    let fd = unsafe { libc::open(c.as_ptr(), flags, 0o644) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    if let Err(e) = files::write_all(fd, &[header]) {
-        // Safety: our own descriptor.
-        unsafe { libc::close(fd) };
-        return Err(std::io::Error::from_raw_os_error(e));
-    }
-    Ok(fd)
+/// Creates the file `name` of the directory `dir` (a descriptor) with
+/// `header` and returns its descriptor (append mode, so that whole-block
+/// writes from several threads never interleave).
+fn create(dir: i32, name: &str, header: &[u8]) -> std::io::Result<i32> {
+    let mut n = [0u8; files::NAME];
+    n[..name.len()].copy_from_slice(name.as_bytes());
+    files::create_whole(dir, &n, header, libc::O_WRONLY | libc::O_APPEND)
+        .map_err(std::io::Error::from_raw_os_error)
 }
 
 fn write_defs_fd(fd: i32, defs: &[Def]) {
@@ -764,18 +777,10 @@ fn loss_reason(key: u64) -> String {
     let errno = key as u32 as i32;
     let why = std::io::Error::from_raw_os_error(errno);
     match key >> 32 {
-        1 if errno == libc::EFBIG => {
-            "the file size limit (ulimit -f) left no room for its files".into()
-        }
-        1 => format!("its files could not be made in the experiment directory: {why}"),
-        2 => {
-            "memory was short for its buffers (or a memory limit, ulimit -v, left too little room)"
-                .into()
-        }
-        _ if errno == libc::EFBIG => {
-            "events could not be written: the file size limit (ulimit -f) was reached".into()
-        }
-        _ => format!("events could not be written: {why}"),
+        _ if errno == libc::EFBIG => "the file size limit (ulimit -f) was reached".into(),
+        1 => format!("cannot make files in the experiment directory: {why}"),
+        2 => "not enough memory (or a memory limit, ulimit -v, left too little room)".into(),
+        _ => format!("cannot write to the experiment directory: {why}"),
     }
 }
 
@@ -803,7 +808,9 @@ pub(crate) fn tell_write_loss(errno: i32) {
     let why = loss_reason((Loss::Write as u64) << 32 | errno as u32 as u64);
     failsafe::tell_once(
         Cause::Write,
-        format_args!("{why}; the experiment counts what was lost (the program goes on)"),
+        format_args!(
+            "events are lost: {why}; the experiment counts what is lost (the program goes on)"
+        ),
     );
 }
 
