@@ -226,7 +226,7 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
         .processes
         .iter()
         .flat_map(|p| p.unrecorded.values())
-        .map(|&(threads, _)| threads)
+        .map(|u| u.threads)
         .sum();
     if untraced > 0 {
         let _ = writeln!(
@@ -380,10 +380,11 @@ pub fn to_json(exp: &Experiment, prof: &ExperimentProfile) -> Value {
                 "mode": info.map(|i| i.mode.name()),
                 "finished_cleanly": p.end_unix_ns.is_some(),
                 "killed": p.killed(),
-                "unrecorded": p.unrecorded.iter().map(|(reason, &(threads, bytes))| json!({
+                "unrecorded": p.unrecorded.iter().map(|(reason, u)| json!({
                     "reason": reason,
-                    "threads": threads,
-                    "bytes": bytes,
+                    "threads": u.threads,
+                    "events": u.events,
+                    "bytes": u.bytes,
                 })).collect::<Vec<_>>(),
                 "clock_ns_per_tick": p.clock.ns_per_tick,
                 "calibration": p.calibration.iter().map(|c| json!({

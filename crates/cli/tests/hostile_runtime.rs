@@ -511,7 +511,7 @@ fn a_tight_memory_limit() {
         // Whatever was measured reads back, and what was not is counted.
         if let Ok(exp) = parallax_model::experiment::Experiment::open(&out) {
             let p = &exp.processes[0];
-            let untraced: u64 = p.unrecorded.values().map(|&(t, _)| t).sum();
+            let untraced: u64 = p.unrecorded.values().map(|u| u.threads).sum();
             let traced = p.locations.values().filter(|l| l.events.is_some()).count() as u64;
             assert_eq!(traced + untraced, 4, "{limit}: {:?}", p.unrecorded);
             assert_eq!(said.is_empty(), untraced == 0, "{limit}: {said:?}");
@@ -709,7 +709,7 @@ fn few_file_descriptors_and_many_threads() {
         assert!(said[0].contains("not traced"), "{said:?}");
         let exp = parallax_model::experiment::Experiment::open(&out).unwrap();
         let p = &exp.processes[0];
-        let untraced: u64 = p.unrecorded.values().map(|&(t, _)| t).sum();
+        let untraced: u64 = p.unrecorded.values().map(|u| u.threads).sum();
         let traced = p.locations.values().filter(|l| l.events.is_some()).count() as u64;
         assert_eq!((traced, untraced), (1, 400), "{how:?}: {:?}", p.unrecorded);
         let warns = |o: &Output| {
@@ -1010,7 +1010,7 @@ fn full_disk_read_only_directory_and_file_size_limit() {
         assert_eq!(said.len(), 1, "{how:?}");
         assert!(said[0].contains("No space left on device"), "{said:?}");
         let exp = parallax_model::experiment::Experiment::open(&saved).unwrap();
-        let lost: u64 = exp.processes[0].unrecorded.values().map(|&(_, b)| b).sum();
+        let lost: u64 = exp.processes[0].unrecorded.values().map(|u| u.events).sum();
         assert!(lost > 0, "{how:?}: {:?}", exp.processes[0].unrecorded);
         let w = exp.warnings();
         assert!(
@@ -1055,7 +1055,7 @@ fn full_disk_read_only_directory_and_file_size_limit() {
         assert_eq!(said.len(), 1, "{how:?}");
         assert!(said[0].contains("ulimit -f"), "{said:?}");
         let exp = parallax_model::experiment::Experiment::open(&out).unwrap();
-        let lost: u64 = exp.processes[0].unrecorded.values().map(|&(_, b)| b).sum();
+        let lost: u64 = exp.processes[0].unrecorded.values().map(|u| u.events).sum();
         assert!(lost > 0, "{how:?}");
         for e in std::fs::read_dir(out.join("rank-00000")).unwrap() {
             let len = e.unwrap().metadata().unwrap().len();

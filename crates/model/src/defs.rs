@@ -288,11 +288,12 @@ pub enum Def {
     Summary { thread: u32, summary: Summary },
     /// What the process could not record for `reason` (running totals:
     /// the last record of a reason counts): `threads` threads that were not
-    /// traced (or not measured at all), and `bytes` bytes of recorded
-    /// events that could not be written.
+    /// traced (or not measured at all), and `events` recorded events, of
+    /// `bytes` bytes, that could not be written.
     Unrecorded {
         reason: String,
         threads: u64,
+        events: u64,
         bytes: u64,
     },
 }
@@ -517,11 +518,13 @@ impl Def {
             Def::Unrecorded {
                 reason,
                 threads,
+                events,
                 bytes,
             } => {
                 out.push(code::UNRECORDED);
                 put_str(out, reason);
                 pv::put(out, *threads);
+                pv::put(out, *events);
                 pv::put(out, *bytes);
             }
             Def::Summary { thread, summary } => {
@@ -734,6 +737,7 @@ impl Reader<'_> {
             code::UNRECORDED => Def::Unrecorded {
                 reason: self.str()?,
                 threads: self.u64()?,
+                events: self.u64()?,
                 bytes: self.u64()?,
             },
             _ => return Err(self.bad("unknown definition code")),
@@ -831,6 +835,7 @@ mod tests {
             Def::Unrecorded {
                 reason: "cannot create an event file: Too many open files".into(),
                 threads: 283,
+                events: 1 << 33,
                 bytes: 0,
             },
         ]

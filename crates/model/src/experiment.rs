@@ -114,6 +114,18 @@ pub struct ClockOffset {
     pub rtt_ns: u64,
 }
 
+/// What a process could not record for one reason (see
+/// [`Def::Unrecorded`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unrecorded {
+    /// Threads not traced (or not measured at all).
+    pub threads: u64,
+    /// Recorded events that could not be written.
+    pub events: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
 /// A location (thread) of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
@@ -166,9 +178,8 @@ pub struct Process {
     pub entries: BTreeMap<RegionId, Entry>,
     /// What complete event files held, by thread number.
     pub summaries: BTreeMap<u32, Summary>,
-    /// What the process could not record, by reason: (threads not
-    /// traced, bytes of events not written).
-    pub unrecorded: BTreeMap<String, (u64, u64)>,
+    /// What the process could not record, by reason.
+    pub unrecorded: BTreeMap<String, Unrecorded>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -382,9 +393,17 @@ impl Process {
                     Def::Unrecorded {
                         reason,
                         threads,
+                        events,
                         bytes,
                     } => {
-                        p.unrecorded.insert(reason, (threads, bytes));
+                        p.unrecorded.insert(
+                            reason,
+                            Unrecorded {
+                                threads,
+                                events,
+                                bytes,
+                            },
+                        );
                     }
                     Def::ClockOffset {
                         reference,
@@ -432,19 +451,23 @@ impl Process {
                 _ => {}
             }
         }
-        for (reason, &(threads, bytes)) in &p.unrecorded {
-            if threads > 0 {
+        for (reason, u) in &p.unrecorded {
+            if u.threads > 0 {
                 warnings.push(format!(
-                    "rank {}: {threads} thread{} not traced: {reason}",
+                    "rank {}: {} thread{} not traced: {reason}",
                     p.rank,
-                    if threads == 1 { " was" } else { "s were" }
+                    u.threads,
+                    if u.threads == 1 { " was" } else { "s were" }
                 ));
             }
-            if bytes > 0 {
+            if u.events > 0 || u.bytes > 0 {
                 warnings.push(format!(
-                    "rank {}: {bytes} bytes of recorded events could not be written: {reason}",
-                    p.rank
+                    "rank {}: {} recorded events ({} bytes) could not be written: {reason}",
+                    p.rank, u.events, u.bytes
                 ));
+            }
+            if u.threads == 0 && u.events == 0 && u.bytes == 0 {
+                warnings.push(format!("rank {}: {reason}", p.rank));
             }
         }
         p.clock = ClockMap::fit(&syncs, nominal_hz);

@@ -61,6 +61,10 @@ static STATE_COUNT: AtomicU32 = AtomicU32::new(0);
 struct Running {
     config: Config,
     defs_fd: i32,
+    /// A buffer made at the start, for the first thread traced: its spill
+    /// file is the longest part of setting a thread up, and the thread
+    /// that started measuring should not pay for it at its next probe.
+    spare: Option<Buffer>,
 }
 
 static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
@@ -329,10 +333,8 @@ fn start(config: Config) -> Result<u8, InitError> {
     FLUSHES.store(0, Relaxed);
     LOST_BYTES.store(0, Relaxed);
     PROFILE_DROPPED.store(0, Relaxed);
-    for (k, t, b) in &LOSS {
-        k.store(0, Relaxed);
-        t.store(0, Relaxed);
-        b.store(0, Relaxed);
+    for a in LOSS.iter().flatten() {
+        a.store(0, Relaxed);
     }
     EPOCH.fetch_add(1, AcqRel);
 
@@ -392,9 +394,19 @@ fn start(config: Config) -> Result<u8, InitError> {
     defs.extend(calibration.iter().map(|c| c.to_def()));
     defs.extend(crate::region::known());
     write_defs_fd(defs_fd, &defs);
+    // Until a thread takes it, the spare holds nothing a reader would take.
+    let spare = if bits & TRACE != 0 {
+        Buffer::spilled(dir_fd, rank, 0, config.buffer_bytes).ok()
+    } else {
+        None
+    };
+    if let Some(b) = &spare {
+        b.set_closed();
+    }
     *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Running {
         config: config.clone(),
         defs_fd,
+        spare,
     });
     if !HOOKS.swap(true, AcqRel) {
         // Safety: registering plain extern "C" functions.
@@ -616,12 +628,12 @@ fn open_events(st: &mut ThreadState) -> Result<(), NoState> {
     let bits = MODE_BITS.load(Acquire);
     let (trace, profile) = (bits & TRACE != 0, bits & PROFILE != 0);
     let rank = RANK.load(Acquire);
-    let guard = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
-    let r = guard.as_ref().ok_or(NoState::NotRunning)?;
+    let mut guard = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    let r = guard.as_mut().ok_or(NoState::NotRunning)?;
     let thread = NEXT_THREAD.fetch_add(1, AcqRel);
     let mut events = None;
     if trace {
-        match trace_files(st, rank, thread, r.config.buffer_bytes) {
+        match trace_files(st, rank, thread, r.config.buffer_bytes, &mut r.spare) {
             Ok(name) => events = Some(name),
             Err((loss, errno)) => {
                 drop(guard);
@@ -662,6 +674,7 @@ fn trace_files(
     rank: u32,
     thread: u32,
     len: usize,
+    spare: &mut Option<Buffer>,
 ) -> Result<[u8; files::NAME], (Loss, i32)> {
     let dir = dir_fd();
     let name = files::name(b"thread-", thread, b".pxe");
@@ -669,7 +682,18 @@ fn trace_files(
         .map_err(|e| (Loss::Files, e))?;
     // Flushers take the lock before they look at a state's buffer.
     st.lock();
-    let taken = st.buffer().is_spilled() && st.buffer().take_over(dir, rank, thread);
+    let mut taken = st.buffer().is_spilled() && st.buffer().take_over(dir, rank, thread);
+    if !taken {
+        if let Some(mut b) = spare.take() {
+            if b.len() == len && b.take_over(dir, rank, thread) {
+                st.buffer().unlink(dir);
+                st.install(b);
+                taken = true;
+            } else {
+                b.unlink(dir);
+            }
+        }
+    }
     let mut made = Ok(());
     if !taken && !failsafe::may_take(len + parallax_model::spill::DATA_OFFSET) {
         made = Err(crate::buffer::Refused(libc::ENOMEM));
@@ -715,11 +739,11 @@ pub(crate) fn thread_ended(st: &mut ThreadState) {
 
 /// Moves a closed state's count of events not written to the process's.
 fn take_losses(st: &mut ThreadState) {
-    let lost = std::mem::take(&mut st.lost_bytes);
-    LOST_BYTES.fetch_add(lost, Relaxed);
+    LOST_BYTES.fetch_add(std::mem::take(&mut st.lost_bytes), Relaxed);
     let errno = std::mem::take(&mut st.lost_errno);
-    if lost > 0 && errno != 0 {
-        note_loss(Loss::Write, errno, 0, lost);
+    let (events, bytes) = std::mem::take(&mut st.unwritten);
+    if bytes > 0 && errno != 0 {
+        note_loss(Loss::Write, errno, 0, events, bytes);
     }
 }
 
@@ -736,23 +760,30 @@ pub(crate) enum Loss {
 
 /// Losses by (kind, error number), counted without locks or allocation
 /// (also in signal handlers): key (`kind << 32 | errno`, 0 for a free
-/// slot), threads, bytes.
+/// slot), then threads, events, bytes.
 const LOSSES: usize = 8;
-static LOSS: [(AtomicU64, AtomicU64, AtomicU64); LOSSES] =
-    [const { (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)) }; LOSSES];
+static LOSS: [[AtomicU64; 4]; LOSSES] = [const { [const { AtomicU64::new(0) }; 4] }; LOSSES];
 
-/// Counts `threads` threads and `bytes` bytes lost to `loss` (error
-/// number `errno`); returns the slot's key, if a slot was free.
-pub(crate) fn note_loss(loss: Loss, errno: i32, threads: u64, bytes: u64) -> Option<u64> {
+/// Counts `threads` threads, and `events` events of `bytes` bytes, lost to
+/// `loss` (error number `errno`); returns the slot's key, if a slot was
+/// free.
+pub(crate) fn note_loss(
+    loss: Loss,
+    errno: i32,
+    threads: u64,
+    events: u64,
+    bytes: u64,
+) -> Option<u64> {
     let key = (loss as u64) << 32 | errno as u32 as u64;
-    for (k, t, b) in &LOSS {
+    for [k, counts @ ..] in &LOSS {
         let found = match k.compare_exchange(0, key, AcqRel, Acquire) {
             Ok(_) => true,
             Err(old) => old == key,
         };
         if found {
-            t.fetch_add(threads, Relaxed);
-            b.fetch_add(bytes, Relaxed);
+            for (c, n) in counts.iter().zip([threads, events, bytes]) {
+                c.fetch_add(n, Relaxed);
+            }
             return Some(key);
         }
     }
@@ -763,11 +794,12 @@ pub(crate) fn note_loss(loss: Loss, errno: i32, threads: u64, bytes: u64) -> Opt
 /// if given).
 fn loss_defs(only: Option<u64>) -> Vec<Def> {
     LOSS.iter()
-        .map(|(k, t, b)| (k.load(Acquire), t.load(Relaxed), b.load(Relaxed)))
-        .filter(|&(k, _, _)| k != 0 && only.is_none_or(|o| o == k))
-        .map(|(k, threads, bytes)| Def::Unrecorded {
+        .map(|slot| slot.each_ref().map(|a| a.load(Acquire)))
+        .filter(|&[k, ..]| k != 0 && only.is_none_or(|o| o == k))
+        .map(|[k, threads, events, bytes]| Def::Unrecorded {
             reason: loss_reason(k),
             threads,
+            events,
             bytes,
         })
         .collect()
@@ -787,7 +819,7 @@ fn loss_reason(key: u64) -> String {
 /// A thread is not traced (or not measured) for `loss`: counted in the
 /// experiment at once, and told once.
 fn thread_not_measured(loss: Loss, errno: i32) {
-    let key = note_loss(loss, errno, 1, 0);
+    let key = note_loss(loss, errno, 1, 0, 0);
     write_defs(&loss_defs(key));
     let cause = if loss == Loss::Memory {
         Cause::Memory
@@ -842,7 +874,7 @@ pub(crate) fn write_profile(st: &mut ThreadState, crash: bool) {
     } else {
         let mut buf = Vec::new();
         if buf.try_reserve_exact(st.profile.encoded_len()).is_err() {
-            note_loss(Loss::Memory, libc::ENOMEM, 0, 0);
+            note_loss(Loss::Memory, libc::ENOMEM, 0, 0, 0);
             return;
         }
         buf.resize(st.profile.encoded_len(), 0);
@@ -869,6 +901,9 @@ fn finish_measurement() -> Option<PathBuf> {
     // the lock. Then the spill files are no longer needed.
     close_all(true, false);
     remove_spills();
+    if let Some(mut b) = guard.as_mut().and_then(|r| r.spare.take()) {
+        b.unlink(dir_fd());
+    }
     let out = guard.take().map(|r| {
         // The probes' cost again: the machine's speed may have changed since
         // start-up, and compensation charges each event the costs of the
@@ -903,6 +938,7 @@ fn finish_measurement() -> Option<PathBuf> {
             defs.push(Def::Unrecorded {
                 reason: "measurement stopped early after a failure inside Parallax".into(),
                 threads: 0,
+                events: 0,
                 bytes: 0,
             });
         }

@@ -31,15 +31,17 @@ struct Frame {
     children: u64,
 }
 
+/// Laid out as declared: the probes' fields first.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct Profile {
     nodes: Vec<Node>,
     stack: Vec<Frame>,
-    cur: u32,
     deep: u64,
+    cur: u32,
+    overflow: u32,
     max_nodes: usize,
     max_depth: usize,
-    overflow: u32,
     /// Visits that were merged into the overflow node or were too deep.
     pub(crate) dropped: u64,
 }

@@ -28,7 +28,9 @@ use crate::files;
 use crate::process;
 use crate::profile::Profile;
 
-/// Measurement state of one thread (one location).
+/// Measurement state of one thread (one location). Laid out as declared,
+/// the probes' fields first, in the first cache lines.
+#[repr(C, align(64))]
 pub(crate) struct ThreadState {
     // --- hot: the probes read and write these ---
     /// The buffer's header, which holds the next write position in the
@@ -61,8 +63,10 @@ pub(crate) struct ThreadState {
     in_use: AtomicBool,
     /// Events recorded but not written (a write failed, or after close).
     pub(crate) lost_bytes: u64,
-    /// Why the last write failed (an error number; 0: none did).
+    /// Why the last write failed (an error number; 0: none did), and the
+    /// events and bytes that failed writes lost.
     pub(crate) lost_errno: i32,
+    pub(crate) unwritten: (u64, u64),
     /// What the event file holds, for its summary.
     tally: Tally,
     /// The signal stack of the thread that owns this state: the crash
@@ -137,6 +141,7 @@ impl ThreadState {
                 in_use: AtomicBool::new(true),
                 lost_bytes: 0,
                 lost_errno: 0,
+                unwritten: (0, 0),
                 tally: Tally::default(),
                 altstack: ptr::null_mut(),
                 sink: Sink::new(),
@@ -441,6 +446,10 @@ impl ThreadState {
             Err(e) => {
                 self.lost_bytes += len as u64;
                 self.lost_errno = e;
+                let mut events = 0;
+                let _ = evcodec::walk_records(records, &mut 0, |_, _| events += 1);
+                self.unwritten.0 += events;
+                self.unwritten.1 += len as u64;
             }
         }
     }
@@ -641,6 +650,7 @@ pub(crate) fn reset_for(
     st.profile.reset();
     st.lost_bytes = 0;
     st.lost_errno = 0;
+    st.unwritten = (0, 0);
     st.tally.reset(if st.events {
         file::HEADER_LEN as u64
     } else {

@@ -178,7 +178,7 @@ impl Shadow {
             self.grow(i);
             return true;
         };
-        *c += 1;
+        *c = c.wrapping_add(1);
         let c = *c;
         if c.is_power_of_two() {
             return self.check(i, c, val);
@@ -190,6 +190,11 @@ impl Shadow {
     #[inline(never)]
     fn grow(&mut self, i: usize) {
         let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);
+        // Without memory for the counts, calls are recorded uncounted.
+        let more = n.saturating_sub(self.counts.len());
+        if self.counts.try_reserve(more).is_err() || self.first_ns.try_reserve(more).is_err() {
+            return;
+        }
         self.counts.resize(n, 0);
         self.first_ns.resize(n, 0);
         self.counts[i] = 1;
