@@ -22,7 +22,13 @@
 //! read-modify-write, no allocation, no system call). A thread's buffer is
 //! written to its own file when full (between flush-begin and flush-end
 //! events), when the thread ends, when the process exits, and on fatal
-//! signals.
+//! signals; the buffer itself is mapped from a spill file of the
+//! experiment, so that a process that is killed keeps what it recorded.
+//!
+//! Nothing the runtime does may abort, hang or change the result of the
+//! program: a failure inside it (a panic, memory or files that run short)
+//! stops measurement, or leaves a thread unmeasured, with one line on
+//! stderr, and the experiment counts what could not be recorded.
 //!
 //! At start-up the runtime measures its own probe costs ([`calibrate`]) and
 //! records them in the experiment, for perturbation compensation.
