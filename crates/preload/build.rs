@@ -2,7 +2,7 @@
 //! Rust cannot define (C variadics, caller addresses, handles and macros of
 //! mpi.h and shmem.h) and that must be exported from the cdylib.
 //!
-//! - `shim/pthread.c` and `shim/gasp.c` are always built.
+//! - `shim/pthread.c`, `shim/process.c` and `shim/gasp.c` are always built.
 //! - `shim/mpi.c` is built against the mpi.h of the `mpicc` found on PATH
 //!   (or `PARALLAX_MPICC`), when there is one: `mpicc -showme:compile`
 //!   (Open MPI) or `mpicc -show` (MPICH) gives the include flags.
@@ -36,6 +36,7 @@ fn main() {
     for f in [
         "shim/pxl.h",
         "shim/pthread.c",
+        "shim/process.c",
         "shim/gasp.c",
         "shim/mpi.c",
         "shim/shmem.c",
@@ -48,7 +49,7 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
 
-    let mut objects = compile(&["shim/pthread.c", "shim/gasp.c"], &[]);
+    let mut objects = compile(&["shim/pthread.c", "shim/process.c", "shim/gasp.c"], &[]);
 
     if let Some(flags) = model_flags("PARALLAX_NO_MPI", "PARALLAX_MPICC", "mpicc", "mpi.h") {
         let objs = compile(&["shim/mpi.c"], &flags);

@@ -118,7 +118,9 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         return Ok(std::process::ExitCode::SUCCESS);
     }
     let secs = started.elapsed().as_secs_f64();
-    let command: Vec<String> = std::env::args().collect();
+    let command: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     crate::experiment_dir::write_manifest(&out, &command, "compensated", secs, None)?;
     if let Some(p) = prepared {
         p.commit();

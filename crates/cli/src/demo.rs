@@ -66,7 +66,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     run_workload(a.threads, a.iterations);
     let wall = started.elapsed().as_secs_f64();
     parallax::finish();
-    let command: Vec<String> = std::env::args().collect();
+    let command: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     experiment_dir::write_manifest(&a.out, &command, "exit 0", wall, None)?;
     prepared.commit();
     let exp = Experiment::open(&a.out)?;

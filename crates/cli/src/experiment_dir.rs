@@ -82,7 +82,7 @@ fn is_parallax_file(p: &Path) -> bool {
     if m.len() == 0 {
         return matches!(
             p.extension().and_then(|e| e.to_str()),
-            Some("pxd" | "pxe" | "pxp")
+            Some("pxd" | "pxe" | "pxp" | "pxb" | "part")
         );
     }
     let mut head = [0u8; 4];

@@ -43,7 +43,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     };
     let summary = parallax_export::otf2::import(&a.trace, &a.out, &opts)
         .with_context(|| format!("cannot import {}", a.trace.display()))?;
-    let command: Vec<String> = std::env::args().collect();
+    let command: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     experiment_dir::write_manifest(&a.out, &command, "imported", summary.seconds, None)?;
     prepared.commit();
     for w in &summary.warnings {

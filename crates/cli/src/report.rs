@@ -226,15 +226,34 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
     if let Some(state) = crate::experiment_dir::run_state(&exp.dir) {
         let _ = writeln!(s, "Status      {}", fmt::fit(&state, WIDTH - 12));
     }
+    let killed = exp.processes.iter().filter(|p| p.killed()).count();
     let unfinished = exp
         .processes
         .iter()
-        .filter(|p| p.end_unix_ns.is_none())
+        .filter(|p| p.end_unix_ns.is_none() && !p.killed())
         .count();
+    if killed > 0 {
+        let _ = writeln!(
+            s,
+            "Note        {killed} process(es) were killed while measuring: every event they recorded\n            up to then is kept (from their spill files)"
+        );
+    }
     if unfinished > 0 {
         let _ = writeln!(
             s,
             "Note        {unfinished} process(es) did not finish measuring cleanly (crash or kill):\n            data up to the last written block"
+        );
+    }
+    let untraced: u64 = exp
+        .processes
+        .iter()
+        .flat_map(|p| p.unrecorded.values())
+        .map(|u| u.threads)
+        .sum();
+    if untraced > 0 {
+        let _ = writeln!(
+            s,
+            "Note        {untraced} thread(s) were not traced: the profiles below leave them out (see the\n            warnings at the end)"
         );
     }
     if let Some(p) = exp.processes.first() {
@@ -492,6 +511,13 @@ pub fn write_json(
             "host": info.map(|i| i.host.clone()),
             "mode": info.map(|i| i.mode.name()),
             "finished_cleanly": p.end_unix_ns.is_some(),
+            "killed": p.killed(),
+            "unrecorded": p.unrecorded.iter().map(|(reason, u)| json!({
+                "reason": reason,
+                "threads": u.threads,
+                "events": u.events,
+                "bytes": u.bytes,
+            })).collect::<Vec<_>>(),
             "clock_ns_per_tick": p.clock.ns_per_tick,
             "calibration": p.calibration.iter().map(|c| json!({
                 "probe": c.probe.name(),

@@ -19,6 +19,7 @@ mod elf;
 mod signals;
 mod symbols;
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -84,14 +85,15 @@ pub struct Args {
     pub pthread: Option<String>,
     #[command(flatten)]
     pub db: crate::db::Target,
-    /// The program and its arguments.
+    /// The program and its arguments (any bytes: they are passed on as
+    /// they are).
     #[arg(
         required = true,
         trailing_var_arg = true,
         allow_hyphen_values = true,
         value_name = "CMD"
     )]
-    pub command: Vec<String>,
+    pub command: Vec<OsString>,
 }
 
 /// Programs that start the measured program rather than being it.
@@ -139,8 +141,8 @@ fn under_launcher() -> Option<UnderLauncher> {
 }
 
 /// The path of program `name`, searched on PATH if it has no slash.
-fn find_program(name: &str) -> Option<PathBuf> {
-    if name.contains('/') {
+fn find_program(name: &OsStr) -> Option<PathBuf> {
+    if name.as_encoded_bytes().contains(&b'/') {
         let p = PathBuf::from(name);
         return p.exists().then_some(p);
     }
@@ -156,18 +158,20 @@ fn is_executable_file(p: &Path) -> bool {
 }
 
 /// Fails early, with a clear message, for a program that cannot start.
-fn check_runnable(program: &str) -> anyhow::Result<PathBuf> {
+fn check_runnable(program: &OsStr) -> anyhow::Result<PathBuf> {
     let Some(path) = find_program(program) else {
+        let program = program.to_string_lossy();
         if program.contains('/') {
             bail!("cannot run `{program}`: no such file");
         }
-        let hint = if LAUNCHERS.contains(&program) {
+        let hint = if LAUNCHERS.contains(&program.as_ref()) {
             " (is MPI installed? On Debian: apt-get install openmpi-bin)"
         } else {
             ""
         };
         bail!("cannot run `{program}`: not found on PATH{hint}");
     };
+    let program = program.to_string_lossy();
     let meta =
         std::fs::metadata(&path).map_err(|e| anyhow::anyhow!("cannot run `{program}`: {e}"))?;
     if !meta.is_file() {
@@ -181,9 +185,9 @@ fn check_runnable(program: &str) -> anyhow::Result<PathBuf> {
 
 /// The program a launcher command starts: the first argument after the
 /// launcher that names an executable file.
-fn launched_program(args: &[String]) -> Option<PathBuf> {
+fn launched_program(args: &[OsString]) -> Option<PathBuf> {
     args.iter()
-        .filter(|a| !a.starts_with('-'))
+        .filter(|a| !a.as_encoded_bytes().starts_with(b"-"))
         .filter_map(|a| find_program(a))
         .find(|p| is_executable_file(p))
 }
@@ -272,6 +276,12 @@ fn plan(target: &Path, shown: &str) -> anyhow::Result<Measure> {
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let program = &a.command[0];
+    // The command as text, for messages, the manifest and the database.
+    let shown_command: Vec<String> = a
+        .command
+        .iter()
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
     let name = PathBuf::from(program)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -290,11 +300,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             }
             None => bail!(
                 "cannot find the program that `{}` starts",
-                a.command.join(" ")
+                shown_command.join(" ")
             ),
         }
     } else {
-        (path.clone(), program.clone())
+        (path.clone(), shown_command[0].clone())
     };
     let measure = plan(&target, &shown)?;
     let app_name = target
@@ -343,6 +353,13 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.pthread {
         cmd.env("PARALLAX_PTHREAD", p);
     }
+    // A setting the runtime would refuse (its own, or one inherited from
+    // this environment) is refused here, before the program starts.
+    parallax::Config::from_lookup(|k| match cmd.get_envs().find(|(key, _)| *key == k) {
+        Some((_, v)) => v.map(|v| v.to_string_lossy().into_owned()),
+        None => std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()),
+    })
+    .map_err(|e| anyhow::anyhow!("cannot measure `{}`: {e}", shown_command[0]))?;
     let how = match &measure {
         Measure::Preload(lib) => {
             let mut v = lib.as_os_str().to_os_string();
@@ -358,7 +375,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let lead = job.as_ref().is_none_or(|j| j.rank == 0);
     let meta = |status: &str, wall_s: Option<f64>| parallax_db::RunMeta {
         program: app_name.clone(),
-        command: a.command.clone(),
+        command: shown_command.clone(),
         status: status.to_string(),
         wall_s,
         runner: Some(Runner::current().to_json().to_string()),
@@ -372,12 +389,12 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if lead {
         console::note(&format!(
             "measuring `{}` ({}, {how}) into {}",
-            parallax_output::text::inert(&a.command.join(" ")),
+            parallax_output::text::inert(&shown_command.join(" ")),
             a.mode.name(),
             out.display()
         ));
         if let Err(e) =
-            experiment_dir::write_manifest(&out, &a.command, runner::RUNNING, 0.0, previous)
+            experiment_dir::write_manifest(&out, &shown_command, runner::RUNNING, 0.0, previous)
         {
             console::warn(&format!("{e:#}"));
         }
@@ -390,11 +407,11 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         Err(e) => {
             let status = format!("could not start: {e}");
             if lead {
-                let _ = experiment_dir::write_manifest(&out, &a.command, &status, 0.0, None);
+                let _ = experiment_dir::write_manifest(&out, &shown_command, &status, 0.0, None);
                 crate::db::finish(&a.db, begun, None, None, None, meta(&status, None));
             }
             // `prepared` puts the previous experiment back.
-            return Err(e).with_context(|| format!("cannot run `{program}`"));
+            return Err(e).with_context(|| format!("cannot run `{}`", shown_command[0]));
         }
     };
     let pid = child.id();
@@ -415,6 +432,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let finishing = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let ctx = Finish {
             a: &a,
+            command: &shown_command,
             out: &out,
             name: &name,
             target: &target,
@@ -457,6 +475,8 @@ struct Ended {
 /// What finishing a run needs.
 struct Finish<'a, M> {
     a: &'a Args,
+    /// The command, as shown (arguments that are not UTF-8 made lossy).
+    command: &'a [String],
     out: &'a Path,
     name: &'a str,
     target: &'a Path,
@@ -476,7 +496,7 @@ impl<M: Fn(&str, Option<f64>) -> parallax_db::RunMeta> Finish<'_, M> {
         let (a, out, status) = (self.a, self.out, ended.status.as_str());
         let manifest = || {
             if let Err(e) =
-                experiment_dir::write_manifest(out, &a.command, status, ended.wall, None)
+                experiment_dir::write_manifest(out, self.command, status, ended.wall, None)
             {
                 console::warn(&format!("{e:#}"));
             }

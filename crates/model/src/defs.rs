@@ -286,6 +286,16 @@ pub enum Def {
     /// What the event file of location `thread` held when it was complete.
     /// Analyses that need these counts read them here instead of the file.
     Summary { thread: u32, summary: Summary },
+    /// What the process could not record for `reason` (running totals:
+    /// the last record of a reason counts): `threads` threads that were not
+    /// traced (or not measured at all), and `events` recorded events, of
+    /// `bytes` bytes, that could not be written.
+    Unrecorded {
+        reason: String,
+        threads: u64,
+        events: u64,
+        bytes: u64,
+    },
 }
 
 /// What a location's event file held when it was complete, at `bytes`
@@ -340,6 +350,31 @@ mod code {
     pub const CLOCK_OFFSET: u8 = 13;
     pub const ENTRY: u8 = 14;
     pub const SUMMARY: u8 = 15;
+    pub const UNRECORDED: u8 = 16;
+}
+
+/// Room [`encode_end`] needs: two code bytes, four varints and the slack
+/// of the last one.
+pub const END_RECORDS_LEN: usize = 2 + 4 * pv::SLACK + pv::SLACK;
+
+/// Encodes a final clock sample (`ClockSync`) and `End` into `out` without
+/// allocating, for a writer that may not (a process that ends in a signal
+/// handler); returns their length. They decode as
+/// `[ClockSync { tick, mono_ns, unix_ns }, End { unix_ns }]`.
+pub fn encode_end(tick: u64, mono_ns: u64, unix_ns: u64, out: &mut [u8; END_RECORDS_LEN]) -> usize {
+    let base = out.as_mut_ptr();
+    // Safety: every varint is written with SLACK bytes left in `out`
+    // (END_RECORDS_LEN counts them).
+    unsafe {
+        *base = code::CLOCK_SYNC;
+        let mut p = base.add(1);
+        for v in [tick, mono_ns, unix_ns] {
+            p = pv::put_unchecked(p, v);
+        }
+        *p = code::END;
+        p = pv::put_unchecked(p.add(1), unix_ns);
+        p.offset_from(base) as usize
+    }
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -479,6 +514,18 @@ impl Def {
                 pv::put(out, *local_ns);
                 pv::put_signed(out, *offset_ns);
                 pv::put(out, *rtt_ns);
+            }
+            Def::Unrecorded {
+                reason,
+                threads,
+                events,
+                bytes,
+            } => {
+                out.push(code::UNRECORDED);
+                put_str(out, reason);
+                pv::put(out, *threads);
+                pv::put(out, *events);
+                pv::put(out, *bytes);
             }
             Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);
@@ -687,6 +734,12 @@ impl Reader<'_> {
                 }
                 .def(thread)
             }
+            code::UNRECORDED => Def::Unrecorded {
+                reason: self.str()?,
+                threads: self.u64()?,
+                events: self.u64()?,
+                bytes: self.u64()?,
+            },
             _ => return Err(self.bad("unknown definition code")),
         })
     }
@@ -779,7 +832,30 @@ mod tests {
                 collectives: vec![(0, 5), (1 << 63, 300)],
             }
             .def(3),
+            Def::Unrecorded {
+                reason: "cannot create an event file: Too many open files".into(),
+                threads: 283,
+                events: 1 << 33,
+                bytes: 0,
+            },
         ]
+    }
+
+    #[test]
+    fn end_records_decode() {
+        let mut buf = [0u8; END_RECORDS_LEN];
+        let n = encode_end(u64::MAX, 1 << 40, 7, &mut buf);
+        assert_eq!(
+            Def::decode_all(&buf[..n]).unwrap(),
+            [
+                Def::ClockSync {
+                    tick: u64::MAX,
+                    mono_ns: 1 << 40,
+                    unix_ns: 7
+                },
+                Def::End { unix_ns: 7 }
+            ]
+        );
     }
 
     #[test]

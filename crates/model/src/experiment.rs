@@ -18,6 +18,7 @@ use crate::event::{Event, RegionId};
 use crate::file::{self, BlockReader, FileKind, BLOCK_HEADER_LEN, HEADER_LEN};
 use crate::profile::CallTree;
 use crate::region::RegionKind;
+use crate::spill;
 use crate::{Error, ErrorKind};
 
 /// Name of the human-readable summary at the top of an experiment.
@@ -113,6 +114,18 @@ pub struct ClockOffset {
     pub rtt_ns: u64,
 }
 
+/// What a process could not record for one reason (see
+/// [`Def::Unrecorded`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unrecorded {
+    /// Threads not traced (or not measured at all).
+    pub threads: u64,
+    /// Recorded events that could not be written.
+    pub events: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
 /// A location (thread) of a process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
@@ -124,6 +137,12 @@ pub struct Location {
     pub os_tid: u32,
     /// Its event file, if it has one.
     pub events: Option<PathBuf>,
+    /// Its spill file, when the process stopped while this thread was
+    /// recording (killed, or dead before the thread's buffer was written
+    /// out): the events recorded since the event file's last block, which
+    /// [`Process::events`] reads after that block. A location with one
+    /// ended by a kill, and lost nothing it had recorded.
+    pub spill: Option<PathBuf>,
 }
 
 /// Everything a process recorded except its events.
@@ -159,6 +178,8 @@ pub struct Process {
     pub entries: BTreeMap<RegionId, Entry>,
     /// What complete event files held, by thread number.
     pub summaries: BTreeMap<u32, Summary>,
+    /// What the process could not record, by reason.
+    pub unrecorded: BTreeMap<String, Unrecorded>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -257,6 +278,7 @@ impl Process {
             code_addresses: BTreeMap::new(),
             entries: BTreeMap::new(),
             summaries: BTreeMap::new(),
+            unrecorded: BTreeMap::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -338,6 +360,7 @@ impl Process {
                                 name,
                                 os_tid,
                                 events: None,
+                                spill: None,
                             },
                         );
                     }
@@ -368,6 +391,21 @@ impl Process {
                     }
                     Def::Summary { thread, summary } => {
                         p.summaries.insert(thread, summary);
+                    }
+                    Def::Unrecorded {
+                        reason,
+                        threads,
+                        events,
+                        bytes,
+                    } => {
+                        p.unrecorded.insert(
+                            reason,
+                            Unrecorded {
+                                threads,
+                                events,
+                                bytes,
+                            },
+                        );
                     }
                     Def::ClockOffset {
                         reference,
@@ -404,21 +442,66 @@ impl Process {
                             continue;
                         }
                     };
-                    let loc = p.locations.entry(thread).or_insert_with(|| Location {
-                        thread,
-                        name: String::new(),
-                        os_tid: 0,
-                        events: None,
-                    });
-                    loc.events = Some(path);
+                    p.location(thread).events = Some(path);
                 }
+                Some("pxb") => match spill::read(&path) {
+                    Ok(s) if s.live => {
+                        if s.dropped > 0 {
+                            warnings.push(format!(
+                                "{}: {} bytes after the last complete record could not be read",
+                                path.display(),
+                                s.dropped
+                            ));
+                        }
+                        p.location(s.thread).spill = Some(path);
+                    }
+                    Ok(_) => {}
+                    Err(e) => warnings.push(e.to_string()),
+                },
                 Some("pxp") => p.profile = Some(path),
                 _ => {}
+            }
+        }
+        for (reason, u) in &p.unrecorded {
+            if u.threads > 0 {
+                warnings.push(format!(
+                    "rank {}: {} thread{} not traced: {reason}",
+                    p.rank,
+                    u.threads,
+                    if u.threads == 1 { " was" } else { "s were" }
+                ));
+            }
+            if u.events > 0 || u.bytes > 0 {
+                warnings.push(format!(
+                    "rank {}: {} recorded events ({} bytes) could not be written: {reason}",
+                    p.rank, u.events, u.bytes
+                ));
+            }
+            if u.threads == 0 && u.events == 0 && u.bytes == 0 {
+                warnings.push(format!("rank {}: {reason}", p.rank));
             }
         }
         p.clock = ClockMap::fit(&syncs, nominal_hz);
         p.warnings = warnings;
         Ok(p)
+    }
+
+    /// The location of thread `thread`, known from now on.
+    fn location(&mut self, thread: u32) -> &mut Location {
+        self.locations.entry(thread).or_insert_with(|| Location {
+            thread,
+            name: String::new(),
+            os_tid: 0,
+            events: None,
+            spill: None,
+        })
+    }
+
+    /// Whether the process stopped while it measured (no `End`) and every
+    /// thread that was recording then left its spill file: it was killed,
+    /// and every event it recorded was kept.
+    pub fn killed(&self) -> bool {
+        self.end_unix_ns.is_none() && self.locations.values().any(|l| l.spill.is_some())
     }
 
     /// The module whose segment holds run-time address `addr` (the latest
@@ -461,17 +544,19 @@ impl Process {
         }
     }
 
-    /// A reader of the events of thread `thread`.
+    /// A reader of the events of thread `thread`: its event file, then
+    /// what its spill file holds beyond it.
     pub fn events(&self, thread: u32) -> Result<EventReader, Error> {
-        let path = self
-            .locations
-            .get(&thread)
-            .and_then(|l| l.events.clone())
-            .ok_or_else(|| {
+        let loc = self.locations.get(&thread);
+        let events = loc.and_then(|l| l.events.as_deref());
+        let spill = loc.and_then(|l| l.spill.as_deref());
+        if events.is_none() && spill.is_none() {
+            return Err(
                 Error::new(ErrorKind::Io, format!("thread {thread} has no event file"))
-                    .at(&self.dir)
-            })?;
-        EventReader::open(&path)
+                    .at(&self.dir),
+            );
+        }
+        EventReader::open_parts(events, spill)
     }
 }
 
@@ -493,11 +578,18 @@ pub fn shortened(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
-/// Reads one location's events block by block.
+/// Reads one location's events block by block: the blocks of its event
+/// file, then, if it has one, its spill file's records as a last block.
 #[derive(Debug)]
 pub struct EventReader {
     path: PathBuf,
-    blocks: BlockReader<BufReader<File>>,
+    blocks: Option<BlockReader<BufReader<File>>>,
+    /// The spill file, until its records were delivered.
+    spill: Option<PathBuf>,
+    /// Base tick of the last block read: a spill file whose records were
+    /// already written as that block (the process died between the two)
+    /// adds nothing.
+    last_base: Option<u64>,
     /// The block being decoded (for `each_in_block`).
     block: Vec<u8>,
     stack: Vec<RegionId>,
@@ -511,15 +603,33 @@ pub struct EventReader {
 impl EventReader {
     /// Opens the event file `path`.
     pub fn open(path: &Path) -> Result<EventReader, Error> {
-        let (mut f, len) = file::open_regular(path)?;
-        let (rank, thread) = read_header(&mut f, FileKind::Events, path)?;
+        EventReader::open_parts(Some(path), None)
+    }
+
+    /// Opens a location's event file and spill file (at least one).
+    fn open_parts(events: Option<&Path>, spill: Option<&Path>) -> Result<EventReader, Error> {
+        let (path, blocks, rank, thread) = match events {
+            Some(path) => {
+                let (mut f, len) = file::open_regular(path)?;
+                let (rank, thread) = read_header(&mut f, FileKind::Events, path)?;
+                let r = BlockReader::with_len(
+                    BufReader::with_capacity(1 << 16, f),
+                    HEADER_LEN as u64,
+                    len,
+                );
+                (path, Some(r), rank, thread)
+            }
+            None => {
+                let path = spill.expect("an event file or a spill file");
+                let s = spill::read(path)?;
+                (path, None, s.rank, s.thread)
+            }
+        };
         Ok(EventReader {
             path: path.to_path_buf(),
-            blocks: BlockReader::with_len(
-                BufReader::with_capacity(1 << 16, f),
-                HEADER_LEN as u64,
-                len,
-            ),
+            blocks,
+            spill: spill.map(Path::to_path_buf),
+            last_base: None,
             block: Vec::new(),
             stack: Vec::new(),
             done: false,
@@ -541,13 +651,10 @@ impl EventReader {
     /// copy of the block's events); `Ok(false)` at the end. Errors as
     /// [`EventReader::next_block`].
     pub fn each_in_block(&mut self, f: impl FnMut(Event)) -> Result<bool, Error> {
-        let Some(mut time) = read_block(
-            &mut self.blocks,
-            &mut self.block,
-            &mut self.done,
-            &self.path,
-        )?
-        else {
+        let mut block = std::mem::take(&mut self.block);
+        let next = self.read_next(&mut block);
+        self.block = block;
+        let Some(mut time) = next? else {
             return Ok(false);
         };
         // The good prefix of a damaged block is kept: it was checksummed, so
@@ -563,13 +670,49 @@ impl EventReader {
     /// at a time with [`evcodec::read_record`], keeping their own region
     /// stack.
     pub fn next_records(&mut self, out: &mut Vec<u8>) -> Result<Option<(u64, usize)>, Error> {
-        let time = read_block(&mut self.blocks, out, &mut self.done, &self.path)?;
+        let time = self.read_next(out)?;
         Ok(time.map(|t| (t, EVENT_BLOCK_PREFIX)))
+    }
+
+    /// The next block of the event file, else the spill file's records as
+    /// a block (prefix without a clock sample), into `buf`; its base time.
+    fn read_next(&mut self, buf: &mut Vec<u8>) -> Result<Option<u64>, Error> {
+        let cut_short = match self.blocks.as_mut() {
+            Some(blocks) => match read_block(blocks, buf, &mut self.done, &self.path) {
+                Ok(Some(t)) => {
+                    self.last_base = Some(t);
+                    return Ok(Some(t));
+                }
+                Ok(None) => None,
+                Err(e) => Some(e),
+            },
+            None => None,
+        };
+        // A block cut short by the end of the file was being written when
+        // the process died: its records are all still in the spill file.
+        let cut = cut_short
+            .as_ref()
+            .is_some_and(|e| e.kind() == ErrorKind::Truncated);
+        let Some(path) = self.spill.take().filter(|_| cut_short.is_none() || cut) else {
+            return cut_short.map_or(Ok(None), Err);
+        };
+        let s = spill::read(&path)?;
+        if !s.live || s.records.is_empty() || self.last_base.is_some_and(|b| s.base <= b) {
+            return Ok(None);
+        }
+        self.done = false;
+        buf.clear();
+        buf.extend_from_slice(&s.base.to_le_bytes());
+        buf.extend_from_slice(&[0u8; 16]);
+        buf.extend_from_slice(&s.records);
+        self.last_base = Some(s.base);
+        Ok(Some(s.base))
     }
 
     fn settle(&mut self, r: Result<(), Error>) -> Result<bool, Error> {
         r.map(|()| true).map_err(|e| {
             self.done = true;
+            self.spill = None;
             e.at(&self.path)
         })
     }
@@ -604,7 +747,10 @@ fn read_block(
     match blocks.read_into(buf) {
         Ok(true) => {}
         Ok(false) => return Ok(None),
-        Err(e) => return Err(e.at(path)),
+        Err(e) => {
+            *done = true;
+            return Err(e.at(path));
+        }
     }
     match file::u64_at(buf, 0).filter(|_| buf.len() >= EVENT_BLOCK_PREFIX) {
         Some(time) => Ok(Some(time)),

@@ -10,7 +10,7 @@ use crate::{Error, ErrorKind};
 
 /// Current version of every Parallax file. Bump it when any record, header or
 /// numbering in this crate changes meaning.
-pub const VERSION: u16 = 5;
+pub const VERSION: u16 = 6;
 
 /// Length of a file header.
 pub const HEADER_LEN: usize = 16;
@@ -105,6 +105,8 @@ pub enum FileKind {
     Definitions,
     /// One process's call-path profiles (`.pxp`).
     Profile,
+    /// One location's trace buffer, mapped by the runtime (`.pxb`).
+    Spill,
 }
 
 impl FileKind {
@@ -114,6 +116,7 @@ impl FileKind {
             FileKind::Events => *b"PLXE",
             FileKind::Definitions => *b"PLXD",
             FileKind::Profile => *b"PLXP",
+            FileKind::Spill => *b"PLXB",
         }
     }
 
@@ -123,6 +126,7 @@ impl FileKind {
             FileKind::Events => "event",
             FileKind::Definitions => "definitions",
             FileKind::Profile => "profile",
+            FileKind::Spill => "spill",
         }
     }
 }

@@ -12,7 +12,7 @@
 //! - [`pv`], [`evcodec`], [`file`]: the byte-level codec, documented in
 //!   `FORMAT.md` next to this crate;
 //! - [`experiment`]: reading (and offline writing of) experiment
-//!   directories;
+//!   directories; [`spill`]: the trace buffers a killed process left;
 //! - [`clock`]: mapping ticks to nanoseconds.
 //!
 //! ```
@@ -39,5 +39,6 @@ pub mod file;
 pub mod profile;
 pub mod pv;
 pub mod region;
+pub mod spill;
 
 pub use error::{Error, ErrorKind};

@@ -634,8 +634,8 @@ fn format_md_worked_example() {
     let bytes = std::fs::read(&path).unwrap();
     #[rustfmt::skip]
     let want: &[u8] = &[
-        // file header: "PLXE", version 5, reserved, rank 1, thread 2
-        0x50, 0x4c, 0x58, 0x45, 0x05, 0x00, 0x00, 0x00,
+        // file header: "PLXE", version 6, reserved, rank 1, thread 2
+        0x50, 0x4c, 0x58, 0x45, 0x06, 0x00, 0x00, 0x00,
         0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
         // block header: "PBLK", payload length 28, CRC-32, reserved
         0x50, 0x42, 0x4c, 0x4b, 0x1c, 0x00, 0x00, 0x00,
@@ -739,4 +739,137 @@ fn load_map_and_resolved_symbols_read_back() {
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     let err = parallax_model::experiment::append_defs(dir.path(), &[]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Io);
+}
+
+fn enter(region: u64) -> Op {
+    (0, [region, 0, 0, 0, 0], 7)
+}
+
+fn leave() -> Op {
+    (1, [0; 5], 5)
+}
+
+/// A spill file of thread `thread` as the runtime leaves it: `live`, base
+/// tick `base`, records `records` up to the write position, and `tail`
+/// bytes after it (left over from earlier use).
+fn spill_file(thread: u32, live: bool, base: u64, records: &[u8], tail: &[u8]) -> Vec<u8> {
+    use parallax_model::spill::*;
+    let mut out = vec![0u8; DATA_OFFSET];
+    out[..HEADER_LEN].copy_from_slice(&file::header(FileKind::Spill, 0, thread));
+    let start = 0x7f00_0000_0000u64;
+    let room = (records.len() + tail.len()) as u64 + 64;
+    for (at, v) in [
+        (POS_AT, start + records.len() as u64),
+        (START_AT, start),
+        (LEN_AT, room),
+        (BASE_AT, base),
+        (STATE_AT, if live { LIVE } else { CLOSED }),
+    ] {
+        out[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(records);
+    out.extend_from_slice(tail);
+    out.resize(DATA_OFFSET + room as usize, 0xff);
+    out
+}
+
+/// The records of `events`, from `base`.
+fn records_of(base: u64, events: &[Event]) -> Vec<u8> {
+    let mut enc = EventEncoder::new(base);
+    for e in events {
+        enc.push(e);
+    }
+    enc.take()
+}
+
+#[test]
+fn a_live_spill_file_is_the_last_block() {
+    let dir = TempDir::new("spill");
+    let all = build(1_000, &[enter(1), enter(2), leave(), leave(), enter(3)]);
+    let (written, spilled) = all.split_at(2);
+    let paths = write_experiment(dir.path(), &[written.to_vec()], 1 << 20);
+    let rank = paths[0].parent().unwrap().to_path_buf();
+    let base = spilled[0].time;
+    let send = EventKind::Send {
+        peer: 1,
+        tag: 2,
+        comm: 3,
+        bytes: 1 << 40,
+    };
+    // The last record is cut short: its head and code, not its fields.
+    let mut torn = records_of(
+        base,
+        &[Event {
+            time: base,
+            kind: send,
+        }],
+    );
+    torn.truncate(3);
+    let mut records = records_of(base, spilled);
+    let whole = records.len();
+    records.extend_from_slice(&torn);
+    let spill = rank.join(parallax_model::spill::spill_file(0));
+    std::fs::write(&spill, spill_file(0, true, base, &records, &[0x01, 0x02])).unwrap();
+    let exp = Experiment::open(dir.path()).unwrap();
+    let p = &exp.processes[0];
+    assert!(p.killed());
+    assert_eq!(p.locations[&0].spill.as_deref(), Some(spill.as_path()));
+    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+    assert!(p.warnings[0].contains("3 bytes"), "{:?}", p.warnings);
+    let (events, err) = p.events(0).unwrap().read_all();
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(events, all, "every whole record, after the event file's");
+    let s = parallax_model::spill::read(&spill).unwrap();
+    assert_eq!((s.records.len(), s.dropped), (whole, 3));
+    // Closed: nothing is taken from it.
+    std::fs::write(&spill, spill_file(0, false, base, &records, &[])).unwrap();
+    let exp = Experiment::open(dir.path()).unwrap();
+    assert!(exp.processes[0].locations[&0].spill.is_none());
+    assert!(!exp.processes[0].killed());
+    // The records were written as the event file's last block already
+    // (same base tick): not taken twice.
+    let written_base = written[0].time;
+    let again = records_of(written_base, written);
+    std::fs::write(&spill, spill_file(0, true, written_base, &again, &[])).unwrap();
+    let exp = Experiment::open(dir.path()).unwrap();
+    let (events, err) = exp.processes[0].events(0).unwrap().read_all();
+    assert!(err.is_none());
+    assert_eq!(events, written);
+    // A write position outside the records: the file is corrupt, said, and
+    // the event file reads as it is.
+    let mut bad = spill_file(0, true, base, &records, &[]);
+    bad[parallax_model::spill::POS_AT..][..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    std::fs::write(&spill, bad).unwrap();
+    let exp = Experiment::open(dir.path()).unwrap();
+    assert_eq!(exp.warnings().len(), 1, "{:?}", exp.warnings());
+    let (events, _) = exp.processes[0].events(0).unwrap().read_all();
+    assert_eq!(events, written);
+}
+
+#[test]
+fn a_block_cut_short_gives_way_to_the_spill_file() {
+    let dir = TempDir::new("spill-cut");
+    let ops: Vec<Op> = (0..200).flat_map(|i| [enter(i % 8), leave()]).collect();
+    let all = build(5_000, &ops);
+    let paths = write_experiment(dir.path(), std::slice::from_ref(&all), 64);
+    let (ends, counts) = block_layout(&paths[0]);
+    assert!(ends.len() >= 3);
+    // The process died while it wrote its last block, whose records were
+    // still in its buffer.
+    let last = ends.len() - 1;
+    let kept = counts[last - 1];
+    let bytes = std::fs::read(&paths[0]).unwrap();
+    std::fs::write(&paths[0], &bytes[..ends[last - 1] + 10]).unwrap();
+    let tail = &all[kept..];
+    let base = tail[0].time;
+    let spill = paths[0].with_file_name(parallax_model::spill::spill_file(0));
+    std::fs::write(
+        &spill,
+        spill_file(0, true, base, &records_of(base, tail), &[]),
+    )
+    .unwrap();
+    let exp = Experiment::open(dir.path()).unwrap();
+    let (events, err) = exp.processes[0].events(0).unwrap().read_all();
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(events, all);
 }

@@ -75,7 +75,7 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let (t0, m0) = clock::sample();
     let c_entry = C_ENTRY.get().copied();
     let mut samples: [Vec<u64>; 11] = Default::default();
-    on_scratch(mode, || {
+    let measured = on_scratch(mode, || {
         for b in 0..=batches {
             let mut c = [0u64; 12];
             c[0] = clock::now();
@@ -141,6 +141,9 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
             }
         }
     });
+    if measured.is_none() {
+        return Vec::new();
+    }
     let (t1, m1) = clock::sample();
     let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
     let probes = [
@@ -187,8 +190,14 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
 /// Runs `f` with the calling thread's probes writing, under the
 /// calibration's flags for `mode`, into a scratch state whose buffer is
 /// never written out.
-fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
-    let mut scratch = Box::new(ThreadState::new(256 << 10, 4096, 2 * BATCH));
+/// `None`, with memory noted as short, if there is no memory for it.
+fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> Option<R> {
+    let buffer = crate::buffer::Buffer::anonymous(256 << 10).ok();
+    let Some((mut scratch, buffer)) = ThreadState::try_new(4096, 2 * BATCH).zip(buffer) else {
+        crate::failsafe::note_memory_short();
+        return None;
+    };
+    scratch.install(buffer);
     scratch.set_modes(mode.traces(), mode.profiles());
     let st: *mut ThreadState = Box::into_raw(scratch);
     let flags = if mode.traces() { TRACE } else { 0 } | if mode.profiles() { PROFILE } else { 0 };
@@ -200,7 +209,7 @@ fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> R {
     // Safety: the scratch state is no thread's any more, and no flusher
     // knows it.
     drop(unsafe { Box::from_raw(st) });
-    r
+    Some(r)
 }
 
 /// Iterations of a context loop, and rounds of each loop timed.
@@ -297,7 +306,7 @@ pub fn measure_context(mode: Mode) -> Vec<Calibration> {
     let (t0, m0) = clock::sample();
     let mut data = [0.5f64; 2048];
     let mut costs = [0.0f64; CONTEXTS];
-    on_scratch(mode, || {
+    let measured = on_scratch(mode, || {
         for (kind, cost) in costs.iter_mut().enumerate() {
             let (mut plain, mut probed) = (Vec::new(), Vec::new());
             // One untimed round of each, then alternating rounds.
@@ -310,6 +319,9 @@ pub fn measure_context(mode: Mode) -> Vec<Calibration> {
             *cost = (median(&mut probed) - median(&mut plain)) / CONTEXT_ITERATIONS as f64;
         }
     });
+    if measured.is_none() {
+        return Vec::new();
+    }
     let (t1, m1) = clock::sample();
     let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
     let ns: Vec<f64> = costs.iter().map(|c| c.max(0.0) * ns_per_tick).collect();
@@ -374,10 +386,12 @@ pub fn now() {
     if mode == Mode::Off {
         return;
     }
-    crate::events::record(EventKind::FlushBegin);
-    let defs: Vec<_> = measure(mode, 8).iter().map(|c| c.to_def()).collect();
-    crate::process::write_defs(&defs);
-    crate::events::record(EventKind::FlushEnd);
+    crate::failsafe::contained(|| {
+        crate::events::record(EventKind::FlushBegin);
+        let defs: Vec<_> = measure(mode, 8).iter().map(|c| c.to_def()).collect();
+        crate::process::write_defs(&defs);
+        crate::events::record(EventKind::FlushEnd);
+    });
 }
 
 /// The batches that the operating system did not disturb: those within

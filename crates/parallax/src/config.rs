@@ -13,9 +13,12 @@
 //! | `PARALLAX_RANK` | rank of this process | MPI launcher's variables, else 0 |
 //! | `PARALLAX_CHILDREN` | measure child processes (`1`) or leave them alone (`0`) | `0` |
 //! | `PARALLAX_PARENT_PID` | set by the interposition library: the process that started the tree of processes being measured | unset |
+//! | `PARALLAX_REPLACED_PID` | set by the interposition library for the program a measured process runs with exec: that process | unset |
 //!
 //! A process is a *descendant* when `PARALLAX_PARENT_PID` names another
-//! process, or when it was forked from a measuring process. A descendant
+//! process, when it was forked from a measuring process, or when it is the
+//! program a measured process became by exec (`PARALLAX_REPLACED_PID` names
+//! it). A descendant
 //! takes the rank directory of its rank if nobody has it yet (a program
 //! started by a measured shell script); otherwise, with `PARALLAX_CHILDREN=1`,
 //! it is measured as a process of its own under the first free rank at or
@@ -70,6 +73,9 @@ pub struct Config {
     /// The root of the measured process tree, if this process may be a
     /// descendant of it (see the module docs).
     pub parent_pid: Option<u32>,
+    /// The process whose measured image was replaced by exec: this process,
+    /// if it is now another program (a descendant, see the module docs).
+    pub replaced_pid: Option<u32>,
 }
 
 /// A configuration value that makes no sense.
@@ -85,10 +91,16 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A value may be huge: the message shows its start.
+        const SHOWN: usize = 40;
+        let mut shown: String = self.value.chars().take(SHOWN).collect();
+        if shown.len() < self.value.len() {
+            shown.push_str(&format!("... ({} bytes)", self.value.len()));
+        }
         write!(
             f,
             "{}={:?} is not valid: expected {}",
-            self.variable, self.value, self.expected
+            self.variable, shown, self.expected
         )
     }
 }
@@ -111,12 +123,20 @@ impl Config {
             ranks: None,
             children: false,
             parent_pid: None,
+            replaced_pid: None,
         }
     }
 
     /// The configuration the environment asks for.
     pub fn from_env() -> Result<Config, ConfigError> {
-        Config::from_lookup(|k| std::env::var(k).ok())
+        // A value that is not UTF-8 is read lossily, so that a bad one is
+        // reported rather than ignored; the directory keeps its bytes.
+        let mut c =
+            Config::from_lookup(|k| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()))?;
+        if let Some(out) = std::env::var_os("PARALLAX_OUT").filter(|o| !o.is_empty()) {
+            c.out_dir = PathBuf::from(out);
+        }
+        Ok(c)
     }
 
     /// The configuration given by `get` (a variable lookup), for tests and
@@ -218,6 +238,7 @@ impl Config {
             })?;
         }
         c.parent_pid = get("PARALLAX_PARENT_PID").and_then(|v| v.trim().parse().ok());
+        c.replaced_pid = get("PARALLAX_REPLACED_PID").and_then(|v| v.trim().parse().ok());
         Ok(c)
     }
 }

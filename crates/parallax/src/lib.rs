@@ -22,16 +22,25 @@
 //! read-modify-write, no allocation, no system call). A thread's buffer is
 //! written to its own file when full (between flush-begin and flush-end
 //! events), when the thread ends, when the process exits, and on fatal
-//! signals.
+//! signals; the buffer itself is mapped from a spill file of the
+//! experiment, so that a process that is killed keeps what it recorded.
+//!
+//! Nothing the runtime does may abort, hang or change the result of the
+//! program: a failure inside it (a panic, memory or files that run short)
+//! stops measurement, or leaves a thread unmeasured, with one line on
+//! stderr, and the experiment counts what could not be recorded.
 //!
 //! At start-up the runtime measures its own probe costs ([`calibrate`]) and
 //! records them in the experiment, for perturbation compensation.
 #![warn(missing_docs)]
 
+mod buffer;
 pub mod calibrate;
 pub mod clock;
 pub mod config;
 pub mod events;
+pub mod failsafe;
+mod files;
 pub mod preserving;
 mod process;
 mod profile;
@@ -42,10 +51,11 @@ pub mod sync;
 mod thread;
 
 pub use config::{Config, ConfigError, Mode};
+pub use failsafe::contained;
 pub use parallax_macros::instrument;
 pub use parallax_model::defs::Def;
 pub use parallax_model::region::RegionKind;
-pub use process::{finish, init, mode, out_dir, set_flow, InitError};
+pub use process::{end_of_image, finish, init, mode, out_dir, set_flow, InitError};
 pub use region::{
     define, enter, enter_for_c, leave, register_region, Callsite, PreservingGuard, RegionGuard,
 };

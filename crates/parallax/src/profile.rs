@@ -10,6 +10,8 @@ use parallax_model::event::{RegionId, OVERFLOW_REGION};
 use parallax_model::profile::{self, Stats};
 
 const NONE: u32 = u32::MAX;
+/// Nodes the tree grows by.
+const NODES_AT_ONCE: usize = 256;
 const ROOT: u32 = 0;
 
 #[derive(Clone, Debug)]
@@ -29,24 +31,32 @@ struct Frame {
     children: u64,
 }
 
+/// Laid out as declared: the probes' fields first.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct Profile {
     nodes: Vec<Node>,
     stack: Vec<Frame>,
-    cur: u32,
     deep: u64,
+    cur: u32,
+    overflow: u32,
     max_nodes: usize,
     max_depth: usize,
-    overflow: u32,
     /// Visits that were merged into the overflow node or were too deep.
     pub(crate) dropped: u64,
 }
 
 impl Profile {
-    pub(crate) fn new(max_nodes: usize, max_depth: usize) -> Profile {
+    /// An empty profile, made without aborting: `None` if memory is short
+    /// for its frame stack.
+    pub(crate) fn try_new(max_nodes: usize, max_depth: usize) -> Option<Profile> {
+        let mut stack = Vec::new();
+        stack.try_reserve_exact(max_depth).ok()?;
+        let mut nodes = Vec::new();
+        nodes.try_reserve(NODES_AT_ONCE).ok()?;
         let mut p = Profile {
-            nodes: Vec::new(),
-            stack: Vec::with_capacity(max_depth),
+            nodes,
+            stack,
             cur: ROOT,
             deep: 0,
             max_nodes: max_nodes.max(2),
@@ -55,7 +65,7 @@ impl Profile {
             dropped: 0,
         };
         p.reset();
-        p
+        Some(p)
     }
 
     /// Forgets everything (a new measurement).
@@ -126,6 +136,14 @@ impl Profile {
         if cur == self.overflow {
             self.dropped += 1;
             return cur;
+        }
+        // One node is always kept free, for the overflow node: when memory
+        // runs short, new paths go there as when the tree is full.
+        if self.nodes.len() < self.max_nodes
+            && self.nodes.len() + 2 > self.nodes.capacity()
+            && self.nodes.try_reserve(NODES_AT_ONCE).is_err()
+        {
+            self.max_nodes = self.max_nodes.min(self.nodes.len());
         }
         if self.nodes.len() >= self.max_nodes {
             self.dropped += 1;
@@ -218,7 +236,7 @@ mod tests {
 
     #[test]
     fn builds_call_paths_with_exclusive_times() {
-        let mut p = Profile::new(100, 10);
+        let mut p = Profile::try_new(100, 10).unwrap();
         p.enter(1, 0);
         p.enter(2, 10);
         p.leave(30);
@@ -246,7 +264,7 @@ mod tests {
 
     #[test]
     fn bounded_nodes_and_depth() {
-        let mut p = Profile::new(4, 3);
+        let mut p = Profile::try_new(4, 3).unwrap();
         for r in 0..10 {
             p.enter(r, 0);
             p.leave(1);
@@ -256,7 +274,7 @@ mod tests {
         assert_eq!(t.nodes.len(), 4);
         assert_eq!(t.nodes[3].region, OVERFLOW_REGION);
         assert_eq!(t.nodes[3].stats.count, 7);
-        let mut q = Profile::new(100, 3);
+        let mut q = Profile::try_new(100, 3).unwrap();
         for r in 0..6 {
             q.enter(r, r as u64);
         }
@@ -269,7 +287,7 @@ mod tests {
 
     #[test]
     fn truncated_encoding_is_a_valid_tree() {
-        let mut p = Profile::new(100, 10);
+        let mut p = Profile::try_new(100, 10).unwrap();
         for r in 0..20 {
             p.enter(r, 0);
         }

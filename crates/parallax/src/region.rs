@@ -140,6 +140,10 @@ impl Callsite {
     #[cold]
     #[inline(never)]
     fn register_as(&'static self, entry: Entry) -> RegionId {
+        crate::failsafe::contained(|| self.register_now(entry)).unwrap_or(0)
+    }
+
+    fn register_now(&'static self, entry: Entry) -> RegionId {
         if FLAGS.load(Relaxed) & UNINIT != 0 {
             process::init_from_env();
         }
@@ -180,9 +184,12 @@ pub fn register_region(name: &str, kind: RegionKind, file: &str, line: u32) -> R
     if !process::active() {
         return 0;
     }
-    let id = NEXT_REGION.fetch_add(1, Relaxed);
-    define_region(id, kind, name, file, line);
-    id
+    crate::failsafe::contained(|| {
+        let id = NEXT_REGION.fetch_add(1, Relaxed);
+        define_region(id, kind, name, file, line);
+        id
+    })
+    .unwrap_or(0)
 }
 
 /// Records a definition for this process (a load-map segment, a code
@@ -193,11 +200,15 @@ pub fn define(def: Def) {
     if FLAGS.load(Relaxed) & UNINIT != 0 {
         process::init_from_env();
     }
-    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
-    if process::active() {
-        process::write_defs(std::slice::from_ref(&def));
-    }
-    known.push(def);
+    crate::failsafe::contained(|| {
+        let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+        if process::active() {
+            process::write_defs(std::slice::from_ref(&def));
+        }
+        if known.try_reserve(1).is_ok() {
+            known.push(def);
+        }
+    });
 }
 
 /// Whether the definitions lists are free (checked in a forked child, whose

@@ -26,6 +26,12 @@ const NSIG: usize = 65;
 static mut OLD: [libc::sigaction; NSIG] = [const { unsafe { std::mem::zeroed() } }; NSIG];
 static FLUSHED: AtomicBool = AtomicBool::new(false);
 
+/// Takes the one flush of a dying process: true for the first caller (a
+/// fatal signal's handler, or a process ending without `exit`).
+pub(crate) fn claim_flush() -> bool {
+    !FLUSHED.swap(true, AcqRel)
+}
+
 /// Installs the handlers (once per process).
 pub(crate) fn install() {
     for sig in FATAL {
@@ -61,8 +67,8 @@ fn set(sig: i32, only_if_default: bool) {
 }
 
 extern "C" fn handler(sig: i32, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    if !FLUSHED.swap(true, AcqRel) {
-        process::close_all(false, true);
+    if claim_flush() {
+        crate::failsafe::contained(|| process::close_all(false, true));
     }
     // Safety: restores the previous disposition recorded by `set`, then
     // either hands the signal to the previous handler or re-raises it.

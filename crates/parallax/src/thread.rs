@@ -1,11 +1,13 @@
 //! Per-thread measurement state and the probes' hot path.
 //!
-//! Each thread owns a [`ThreadState`]: a trace buffer, a call-path profile
-//! and the file its events go to. The hot path touches only its own state:
-//! no lock, no atomic read-modify-write, no allocation, no system call. The
-//! write position is published with a plain (release) store so that a
-//! flusher at process exit or in a signal handler can write out what the
-//! thread recorded without stopping it.
+//! Each thread owns a [`ThreadState`]: a trace buffer ([`Buffer`], mapped
+//! from the thread's spill file), a call-path profile and the file its
+//! events go to. The hot path touches only its own state: no lock, no
+//! atomic read-modify-write, no allocation, no system call. The write
+//! position is published with a plain (release) store into the buffer's
+//! header, so that a flusher at process exit or in a signal handler can
+//! write out what the thread recorded without stopping it, and so that a
+//! reader finds it in the spill file of a process that was killed.
 //!
 //! States are never freed: when a thread ends its state goes back to a pool
 //! for the next thread, so a flusher that still holds a pointer to it reads
@@ -20,15 +22,20 @@ use parallax_model::event::{EventKind, RegionId};
 use parallax_model::experiment::EVENT_BLOCK_PREFIX;
 use parallax_model::file::{self, FileKind, BLOCK_HEADER_LEN};
 
+use crate::buffer::{Buffer, Header, Sink};
 use crate::clock;
+use crate::files;
 use crate::process;
 use crate::profile::Profile;
 
-/// Measurement state of one thread (one location).
+/// Measurement state of one thread (one location). Laid out as declared,
+/// the probes' fields first, in the first cache lines.
+#[repr(C, align(64))]
 pub(crate) struct ThreadState {
     // --- hot: the probes read and write these ---
-    /// Next write position in `buf`, published for flushers.
-    pos: AtomicPtr<u8>,
+    /// The buffer's header, which holds the next write position in the
+    /// buffer, published for flushers and for readers of a spill file.
+    hdr: *mut Header,
     /// Past this position a probe takes the cold path (flush, reopen or
     /// drop); set to null to force the cold path on the next probe.
     limit: AtomicPtr<u8>,
@@ -39,9 +46,13 @@ pub(crate) struct ThreadState {
     mode: u8,
     pub(crate) profile: Profile,
     // --- cold ---
-    buf: Box<[u8]>,
-    block_base: u64,
-    fd: i32,
+    buf: Buffer,
+    /// The event file's name in the rank directory (NUL-terminated), when
+    /// `events` is set.
+    events_name: [u8; files::NAME],
+    /// Whether the state has an event file (else its records are dropped:
+    /// calibration's scratch states, states without a buffer).
+    events: bool,
     pub(crate) thread: u32,
     epoch: u32,
     /// Taken by whoever writes this state's data to disk.
@@ -52,12 +63,23 @@ pub(crate) struct ThreadState {
     in_use: AtomicBool,
     /// Events recorded but not written (a write failed, or after close).
     pub(crate) lost_bytes: u64,
+    /// Why the last write failed (an error number; 0: none did), and the
+    /// events and bytes that failed writes lost.
+    pub(crate) lost_errno: i32,
+    pub(crate) unwritten: (u64, u64),
     /// What the event file holds, for its summary.
     tally: Tally,
     /// The signal stack of the thread that owns this state: the crash
-    /// handler runs on it, and needs more room than the usual few pages.
-    altstack: Box<[u8]>,
+    /// handler runs on it, and needs more room than the usual few pages
+    /// (null until made; it is never released, like the state).
+    altstack: *mut u8,
+    /// Where `buf` points when the state has no buffer of its own.
+    sink: Sink,
 }
+
+/// Memory a new state takes besides its buffer, at most: the state, its
+/// signal stack, a first share of its profile.
+pub(crate) const STATE_BYTES: usize = ALTSTACK + (256 << 10);
 
 /// Size of the signal stack given to measured threads.
 const ALTSTACK: usize = 256 << 10;
@@ -90,45 +112,75 @@ fn clock_bits() -> u8 {
 const RESERVE: usize = 3 * MAX_RECORD;
 
 impl ThreadState {
-    /// A state with a buffer of `buf_bytes` that writes nowhere until
-    /// [`ThreadState::open`] (calibration uses it as is).
-    pub(crate) fn new(buf_bytes: usize, max_nodes: usize, max_depth: usize) -> ThreadState {
-        // Filled, not zeroed: every page is touched now rather than by a
-        // probe, whose cost would then include a page fault.
-        let mut buf = vec![0xffu8; buf_bytes.max(4 * RESERVE)].into_boxed_slice();
-        let start = buf.as_mut_ptr();
-        // Safety: the buffer is longer than RESERVE.
-        let limit = unsafe { start.add(buf.len() - RESERVE) };
-        ThreadState {
-            pos: AtomicPtr::new(start),
-            limit: AtomicPtr::new(limit),
-            last: 0,
-            mode: TRACE | clock_bits(),
-            profile: Profile::new(max_nodes, max_depth),
-            buf,
-            block_base: 0,
-            fd: -1,
-            thread: 0,
-            epoch: 0,
-            lock: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            in_use: AtomicBool::new(true),
-            lost_bytes: 0,
-            tally: Tally::default(),
-            altstack: Box::new([]),
-        }
+    /// A new state writing into its sink (see [`ThreadState::install`]),
+    /// made without aborting: `None` if memory is short.
+    pub(crate) fn try_new(max_nodes: usize, max_depth: usize) -> Option<Box<ThreadState>> {
+        let profile = Profile::try_new(max_nodes, max_depth)?;
+        let layout = std::alloc::Layout::new::<ThreadState>();
+        // Safety: a non-zero-sized layout; the memory is written before use
+        // and handed to a Box of the same layout.
+        let mut st = unsafe {
+            let p = std::alloc::alloc(layout) as *mut ThreadState;
+            if p.is_null() {
+                return None;
+            }
+            p.write(ThreadState {
+                hdr: ptr::null_mut(),
+                limit: AtomicPtr::new(ptr::null_mut()),
+                last: 0,
+                mode: TRACE | clock_bits(),
+                profile,
+                // Replaced below, once the sink has its place.
+                buf: Buffer::dangling(),
+                events_name: [0; files::NAME],
+                events: false,
+                thread: 0,
+                epoch: 0,
+                lock: AtomicBool::new(false),
+                closed: AtomicBool::new(false),
+                in_use: AtomicBool::new(true),
+                lost_bytes: 0,
+                lost_errno: 0,
+                unwritten: (0, 0),
+                tally: Tally::default(),
+                altstack: ptr::null_mut(),
+                sink: Sink::new(),
+            });
+            Box::from_raw(p)
+        };
+        let sink = Buffer::sink(&mut st.sink);
+        st.install(sink);
+        Some(st)
     }
 
-    /// Gives the calling thread this state's signal stack (allocated on
-    /// first use; untouched pages cost nothing).
+    /// Makes `buf` the state's buffer, empty (the previous one is
+    /// released). Call with the lock held, or before the state is shared.
+    pub(crate) fn install(&mut self, buf: Buffer) {
+        self.buf = buf;
+        self.hdr = self.buf.header();
+        self.rewind(self.last);
+        self.limit.store(self.normal_limit(), Relaxed);
+    }
+
+    /// The state's buffer, for [`ThreadState::install`]ing another or
+    /// taking it over for a new thread.
+    pub(crate) fn buffer(&mut self) -> &mut Buffer {
+        &mut self.buf
+    }
+
+    /// Gives the calling thread this state's signal stack (made on first
+    /// use; untouched pages cost nothing; none if memory is short).
     pub(crate) fn install_altstack(&mut self) {
-        if self.altstack.is_empty() {
-            self.altstack = vec![0u8; ALTSTACK].into_boxed_slice();
+        if self.altstack.is_null() {
+            self.altstack = crate::buffer::map_anonymous(ALTSTACK).unwrap_or(ptr::null_mut());
+        }
+        if self.altstack.is_null() {
+            return;
         }
         let ss = libc::stack_t {
-            ss_sp: self.altstack.as_mut_ptr() as *mut libc::c_void,
+            ss_sp: self.altstack as *mut libc::c_void,
             ss_flags: 0,
-            ss_size: self.altstack.len(),
+            ss_size: ALTSTACK,
         };
         // Safety: the stack lives as long as the state, which is never freed.
         unsafe { libc::sigaltstack(&ss, ptr::null_mut()) };
@@ -147,19 +199,32 @@ impl ThreadState {
         self.mode & PROFILE != 0
     }
 
+    #[inline(always)]
+    fn pos(&self) -> &AtomicPtr<u8> {
+        // Safety: `hdr` points to the header of the state's buffer, which
+        // lives as long as it is the state's.
+        unsafe { &(*self.hdr).pos }
+    }
+
+    fn block_base(&self) -> u64 {
+        // Safety: as in `pos`.
+        unsafe { (*self.hdr).base.load(Relaxed) }
+    }
+
     fn start(&self) -> *mut u8 {
-        self.buf.as_ptr() as *mut u8
+        self.buf.start()
     }
 
     fn normal_limit(&self) -> *mut u8 {
-        // Safety: the buffer is longer than RESERVE.
+        // Safety: every buffer is longer than RESERVE.
         unsafe { self.start().add(self.buf.len() - RESERVE) }
     }
 
     /// Empties the buffer; the next block starts at `base`.
     fn rewind(&mut self, base: u64) {
-        self.pos.store(self.start(), Release);
-        self.block_base = base;
+        // Safety: as in `pos`.
+        unsafe { (*self.hdr).base.store(base, Relaxed) };
+        self.pos().store(self.start(), Release);
         self.last = base;
     }
 
@@ -176,7 +241,7 @@ impl ThreadState {
         if m & TRACE != 0 {
             // Safety: `room` left at least RESERVE bytes after `p`.
             let p = unsafe { evcodec::put_enter(p, t - self.last, region) };
-            self.pos.store(p, Release);
+            self.pos().store(p, Release);
             self.last = t;
         }
         if m & PROFILE != 0 {
@@ -196,7 +261,7 @@ impl ThreadState {
         if m & TRACE != 0 {
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_leave(p, t - self.last) };
-            self.pos.store(p, Release);
+            self.pos().store(p, Release);
             self.last = t;
         }
         if m & PROFILE != 0 {
@@ -215,7 +280,7 @@ impl ThreadState {
             let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.last);
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
-            self.pos.store(p, Release);
+            self.pos().store(p, Release);
             self.last = t;
             self.tally.count(kind);
             fence(m);
@@ -235,7 +300,7 @@ impl ThreadState {
         let t = t.max(self.last);
         // Safety: as in `enter`.
         let p = unsafe { evcodec::put_event(p, t - self.last, kind) };
-        self.pos.store(p, Release);
+        self.pos().store(p, Release);
         self.last = t;
         self.tally.count(kind);
     }
@@ -244,12 +309,12 @@ impl ThreadState {
     /// room for a record or the state was closed from outside.
     #[inline(always)]
     fn room(&mut self) -> *mut u8 {
-        let p = self.pos.load(Relaxed);
+        let p = self.pos().load(Relaxed);
         if p <= self.limit.load(Relaxed) {
             return p;
         }
         self.cold();
-        self.pos.load(Relaxed)
+        self.pos().load(Relaxed)
     }
 
     // === cold path ===
@@ -268,34 +333,38 @@ impl ThreadState {
             }
             return;
         }
-        if self.fd < 0 {
-            // A scratch state (calibration): nothing is kept.
+        if !self.events {
+            // A scratch state (calibration) or one without a buffer:
+            // nothing is kept.
             self.rewind(self.last);
             return;
         }
         let t0 = clock::now().max(self.last);
-        let p = self.pos.load(Relaxed);
+        let p = self.pos().load(Relaxed);
         // Safety: RESERVE leaves room for this record.
         let p = unsafe { evcodec::put_event(p, t0 - self.last, &EventKind::FlushBegin) };
-        self.pos.store(p, Release);
+        self.pos().store(p, Release);
         self.last = t0;
         self.lock();
         if !self.closed.load(Relaxed) {
             self.write_block();
         }
         self.unlock();
+        if self.lost_errno != 0 {
+            process::tell_write_loss(self.lost_errno);
+        }
         self.rewind(t0);
         let t1 = clock::now().max(t0);
-        let p = self.pos.load(Relaxed);
+        let p = self.pos().load(Relaxed);
         // Safety: the buffer was just emptied.
         let p = unsafe { evcodec::put_event(p, t1 - t0, &EventKind::FlushEnd) };
-        self.pos.store(p, Release);
+        self.pos().store(p, Release);
         self.last = t1;
         process::note_flush();
     }
 
     fn pending(&self) -> usize {
-        self.pos.load(Acquire) as usize - self.start() as usize
+        self.pos().load(Acquire) as usize - self.start() as usize
     }
 
     pub(crate) fn lock(&self) {
@@ -322,19 +391,31 @@ impl ThreadState {
         self.in_use.load(Acquire)
     }
 
-    /// In a forked child: the state's file belongs to the parent.
+    /// In a forked child: the state's files belong to the parent, and so
+    /// does a buffer mapped from its spill file, which the child must not
+    /// write into: the state writes into its sink.
     pub(crate) fn forget_after_fork(&mut self) {
-        self.fd = -1;
+        self.events = false;
         self.closed.store(true, Release);
+        if self.buf.is_spilled() {
+            let sink = Buffer::sink(&mut self.sink);
+            self.install(sink);
+        }
         self.limit.store(ptr::null_mut(), Relaxed);
         self.lock.store(false, Release);
+    }
+
+    /// The measurement ended cleanly: the spill file is no longer needed.
+    /// Call with the lock held, the state closed.
+    pub(crate) fn remove_spill(&mut self, dir: i32) {
+        self.buf.unlink(dir);
     }
 
     /// Writes the buffer's records as one block. Call with the lock held.
     /// Allocates nothing: safe in a signal handler.
     fn write_block(&mut self) {
         let len = self.pending();
-        if len == 0 || self.fd < 0 {
+        if len == 0 || !self.events {
             return;
         }
         // Safety: `len` bytes from the start were written by the owner and
@@ -342,7 +423,7 @@ impl ThreadState {
         let records = unsafe { std::slice::from_raw_parts(self.start(), len) };
         let (tick, mono) = clock::sample();
         let mut prefix = [0u8; EVENT_BLOCK_PREFIX];
-        prefix[0..8].copy_from_slice(&self.block_base.to_le_bytes());
+        prefix[0..8].copy_from_slice(&self.block_base().to_le_bytes());
         prefix[8..16].copy_from_slice(&tick.to_le_bytes());
         prefix[16..24].copy_from_slice(&mono.to_le_bytes());
         let mut crc = crc32fast::Hasher::new();
@@ -352,12 +433,24 @@ impl ThreadState {
         header[0..4].copy_from_slice(&file::BLOCK_MAGIC);
         header[4..8].copy_from_slice(&((EVENT_BLOCK_PREFIX + len) as u32).to_le_bytes());
         header[8..12].copy_from_slice(&crc.finalize().to_le_bytes());
-        if process::write_all(self.fd, &[&header, &prefix, records]) {
-            let bytes = self.tally.bytes.load(Relaxed);
-            let written = (BLOCK_HEADER_LEN + EVENT_BLOCK_PREFIX + len) as u64;
-            self.tally.bytes.store(bytes + written, Relaxed);
-        } else {
-            self.lost_bytes += len as u64;
+        match files::append_to(
+            process::dir_fd(),
+            &self.events_name,
+            &[&header, &prefix, records],
+        ) {
+            Ok(()) => {
+                let bytes = self.tally.bytes.load(Relaxed);
+                let written = (BLOCK_HEADER_LEN + EVENT_BLOCK_PREFIX + len) as u64;
+                self.tally.bytes.store(bytes + written, Relaxed);
+            }
+            Err(e) => {
+                self.lost_bytes += len as u64;
+                self.lost_errno = e;
+                let mut events = 0;
+                let _ = evcodec::walk_records(records, &mut 0, |_, _| events += 1);
+                self.unwritten.0 += events;
+                self.unwritten.1 += len as u64;
+            }
         }
     }
 
@@ -375,31 +468,31 @@ impl ThreadState {
                 // The last write is the runtime's own work too: bracket it
                 // (a second, small block holds its end) unless there is no
                 // room left or the process is crashing.
-                let p = self.pos.load(Relaxed);
-                let mark = !crash && self.fd >= 0 && p <= self.limit.load(Relaxed);
+                let p = self.pos().load(Relaxed);
+                let mark = !crash && self.events && p <= self.limit.load(Relaxed);
                 let t0 = clock::now().max(self.last);
                 if mark {
                     // Safety: `p` is within the limit, RESERVE is after it.
                     let p =
                         unsafe { evcodec::put_event(p, t0 - self.last, &EventKind::FlushBegin) };
-                    self.pos.store(p, Release);
+                    self.pos().store(p, Release);
                     self.last = t0;
                 }
                 self.write_block();
                 if mark {
                     self.rewind(t0);
                     let t1 = clock::now().max(t0);
-                    let p = self.pos.load(Relaxed);
+                    let p = self.pos().load(Relaxed);
                     // Safety: the buffer was just emptied.
                     let p = unsafe { evcodec::put_event(p, t1 - t0, &EventKind::FlushEnd) };
-                    self.pos.store(p, Release);
+                    self.pos().store(p, Release);
                     self.last = t1;
                     self.write_block();
                 }
             }
             // What the file holds, unless something was lost (or the
             // process is crashing: the summary would need to allocate).
-            if self.traces() && !crash && self.fd >= 0 && self.lost_bytes == 0 {
+            if self.traces() && !crash && self.events && self.lost_bytes == 0 {
                 if let Some(def) = self.tally.def(self.thread) {
                     process::write_defs(&[def]);
                 }
@@ -407,11 +500,10 @@ impl ThreadState {
             if self.profiles() {
                 process::write_profile(self, crash);
             }
-            if self.fd >= 0 {
-                // Safety: the descriptor belongs to this state.
-                unsafe { libc::close(self.fd) };
-                self.fd = -1;
-            }
+            // Everything the spill file held is written out (or counted
+            // as lost): a reader must not take it again.
+            self.buf.set_closed();
+            self.events = false;
             self.closed.store(true, Release);
             self.limit.store(ptr::null_mut(), Relaxed);
         }
@@ -423,7 +515,10 @@ impl ThreadState {
 
 /// Marks a thread whose state was already released (its thread-local
 /// destructors are running).
-const GONE: *mut ThreadState = ptr::dangling_mut();
+const GONE: *mut ThreadState = ptr::without_provenance_mut(1);
+/// Marks a thread that got no state (memory was short): it stays
+/// unmeasured rather than trying again at every probe.
+const REFUSED: *mut ThreadState = ptr::without_provenance_mut(2);
 
 thread_local! {
     static STATE: Cell<*mut ThreadState> = const { Cell::new(ptr::null_mut()) };
@@ -435,14 +530,16 @@ struct ExitGuard;
 impl Drop for ExitGuard {
     fn drop(&mut self) {
         let p = STATE.with(|s| s.replace(GONE));
-        if p.is_null() || p == GONE {
+        if (p as usize) <= (REFUSED as usize) {
             return;
         }
-        // Safety: `p` is this thread's own state.
-        let st = unsafe { &mut *p };
-        st.close(true, false);
-        process::thread_ended(st);
-        st.in_use.store(false, Release);
+        crate::failsafe::contained(|| {
+            // Safety: `p` is this thread's own state.
+            let st = unsafe { &mut *p };
+            st.close(true, false);
+            process::thread_ended(st);
+            st.in_use.store(false, Release);
+        });
     }
 }
 
@@ -451,7 +548,7 @@ impl Drop for ExitGuard {
 #[inline(always)]
 pub(crate) fn with<R>(f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
     let p = STATE.with(|s| s.get());
-    let p = if (p as usize) <= (GONE as usize) {
+    let p = if (p as usize) <= (REFUSED as usize) {
         attach(p)?
     } else {
         p
@@ -470,15 +567,23 @@ pub(crate) fn swap_state(p: *mut ThreadState) -> *mut ThreadState {
 #[cold]
 #[inline(never)]
 fn attach(p: *mut ThreadState) -> Option<*mut ThreadState> {
-    if p == GONE || !process::active() {
+    if !p.is_null() || !process::active() {
         return None;
     }
-    let st = process::new_thread_state()?;
+    // The exit hook first: a thread whose destructors already ran (a
+    // probe in a late destructor) is not measured.
+    EXIT.try_with(|_| ()).ok()?;
+    let st = match crate::failsafe::contained(process::new_thread_state)? {
+        Ok(st) => st,
+        Err(process::NoState::NotRunning) => return None,
+        Err(process::NoState::Memory) => {
+            STATE.with(|s| s.set(REFUSED));
+            return None;
+        }
+    };
     // Safety: the state was just claimed for this thread.
     unsafe { (*st).install_altstack() };
     STATE.with(|s| s.set(st));
-    // Register the exit hook; ignore threads whose destructors already ran.
-    let _ = EXIT.try_with(|_| ());
     Some(st)
 }
 
@@ -527,23 +632,30 @@ pub(crate) fn claim(
 }
 
 /// Prepares a state for a new thread or a new measurement: thread number,
-/// event file, modes, empty buffer and profile.
+/// event file (its name, if the thread is traced), modes, empty buffer and
+/// profile.
 pub(crate) fn reset_for(
     st: &mut ThreadState,
     thread: u32,
     epoch: u32,
-    fd: i32,
+    events: Option<[u8; files::NAME]>,
     trace: bool,
     prof: bool,
 ) {
     st.thread = thread;
     st.epoch = epoch;
-    st.fd = fd;
+    st.events = events.is_some();
+    st.events_name = events.unwrap_or([0; files::NAME]);
     st.set_modes(trace, prof);
     st.profile.reset();
     st.lost_bytes = 0;
-    st.tally
-        .reset(if fd >= 0 { file::HEADER_LEN as u64 } else { 0 });
+    st.lost_errno = 0;
+    st.unwritten = (0, 0);
+    st.tally.reset(if st.events {
+        file::HEADER_LEN as u64
+    } else {
+        0
+    });
     let now = clock::now();
     st.rewind(now);
     st.closed.store(false, Release);
@@ -551,7 +663,7 @@ pub(crate) fn reset_for(
 }
 
 fn reopen(st: &mut ThreadState) {
-    process::reopen_thread_state(st);
+    crate::failsafe::contained(|| process::reopen_thread_state(st));
 }
 
 /// Collectives counted per communicator; a location that uses more
@@ -639,12 +751,29 @@ mod tests {
 
     #[test]
     fn scratch_state_never_overflows() {
-        let mut st = ThreadState::new(4096, 16, 16);
+        let mut st = ThreadState::try_new(16, 16).unwrap();
+        st.install(Buffer::anonymous(4096).unwrap());
         for i in 0..100_000u32 {
             st.enter(i % 7);
             st.event(&EventKind::Mark { mark: 1, value: -1 });
             st.leave();
         }
         assert!(st.pending() <= st.buf.len());
+    }
+
+    #[test]
+    fn a_state_without_a_buffer_records_into_its_sink() {
+        let mut st = ThreadState::try_new(16, 16).unwrap();
+        for i in 0..10_000u32 {
+            st.enter(i % 7);
+            st.event(&EventKind::Send {
+                peer: u32::MAX,
+                tag: u32::MAX,
+                comm: u64::MAX,
+                bytes: u64::MAX,
+            });
+            st.leave();
+            assert!(st.pending() <= st.buf.len());
+        }
     }
 }

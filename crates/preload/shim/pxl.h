@@ -105,6 +105,10 @@ uint64_t parallax_pl_now_ns(void);
 /* Ends measurement, writing everything (before a library that may crash
  * or kill the process). */
 void parallax_pl_finish(void);
+/* This process image ends without exit() (_exit, exec): writes what was
+ * recorded without allocating or waiting (it may run in a signal handler);
+ * nonzero if this process measured at some time. */
+int parallax_pl_image_ends(void);
 /* Recording on or off for the whole process (MPI_Pcontrol). */
 void parallax_pl_flow(int on);
 /* Nonzero if this process records (starting measurement if needed). */

@@ -52,8 +52,11 @@ pub(crate) fn region(name: &str, kind: RegionKind, file: &str, line: u32) -> u32
 /// `name` is null or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_region(name: *const c_char, kind: c_int) -> u32 {
-    // Safety: per the contract.
-    unsafe { c_region(name, kind, Entry::C) }
+    parallax::contained(|| {
+        // Safety: per the contract.
+        unsafe { c_region(name, kind, Entry::C) }
+    })
+    .unwrap_or(0)
 }
 
 /// The public API's region (`include/parallax.h`): as [`parallax_pl_region`],
@@ -111,13 +114,13 @@ unsafe fn c_region_at(
 /// only, 3 if traced too (events are worth recording).
 #[no_mangle]
 pub extern "C" fn parallax_pl_enter(id: u32) -> c_int {
-    parallax::enter_for_c(id)
+    parallax::contained(|| parallax::enter_for_c(id)).unwrap_or(0)
 }
 
 /// `parallax_pl_enter` under the calibration's flags, for the runtime's
 /// calibration of the C entry points (registered at load).
 extern "C" fn calibration_enter(id: u32) -> c_int {
-    parallax::calibrate::c_enter(id)
+    parallax::contained(|| parallax::calibrate::c_enter(id)).unwrap_or(0)
 }
 
 /// The C entry points, as calibration times them.
@@ -133,15 +136,17 @@ pub(crate) fn calibration_entry() -> parallax::calibrate::CEntry {
 // The register-preserving C entry points (see `shim/pxl.h`): trampolines
 // that keep every register but eax around these bodies.
 extern "C" fn enter_preserving_body(id: u32) -> u32 {
-    parallax::enter_for_c(id) as u32
+    parallax::contained(|| parallax::enter_for_c(id) as u32).unwrap_or(0)
 }
 
 extern "C" fn calibration_enter_preserving_body(id: u32) -> u32 {
-    parallax::calibrate::c_enter(id) as u32
+    parallax::contained(|| parallax::calibrate::c_enter(id) as u32).unwrap_or(0)
 }
 
 extern "C" fn leave_preserving_body() {
-    parallax::leave();
+    parallax::contained(|| {
+        parallax::leave();
+    });
 }
 
 parallax::preserving_trampoline!(
@@ -165,14 +170,19 @@ parallax::preserving_trampoline!(
 /// `name` is null or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_region_preserving(name: *const c_char, kind: c_int) -> u32 {
-    // Safety: per the contract.
-    unsafe { c_region(name, kind, Entry::CPreserving) }
+    parallax::contained(|| {
+        // Safety: per the contract.
+        unsafe { c_region(name, kind, Entry::CPreserving) }
+    })
+    .unwrap_or(0)
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_leave() {
-    parallax::leave();
+    parallax::contained(|| {
+        parallax::leave();
+    });
 }
 
 /// The event of extended code `code` (FORMAT.md) with fields `a..e`.
@@ -265,31 +275,37 @@ pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Opti
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
-    // The event's clock read stays after what the caller did before (a wait
-    // that just ended) and before what it does next (a release to publish).
-    parallax::clock::order();
-    match event(code, a, b, c, d, e) {
-        Some(EventKind::ThreadBegin { token }) => events::thread_begin(token),
-        Some(k) => {
-            events::record(k);
+    parallax::contained(|| {
+        // The event's clock read stays after what the caller did before (a wait
+        // that just ended) and before what it does next (a release to publish).
+        parallax::clock::order();
+        match event(code, a, b, c, d, e) {
+            Some(EventKind::ThreadBegin { token }) => events::thread_begin(token),
+            Some(k) => {
+                events::record(k);
+            }
+            None => {}
         }
-        None => {}
-    }
-    parallax::clock::order();
+        parallax::clock::order();
+    });
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_calibrate() {
-    parallax::calibrate::now();
+    parallax::contained(|| {
+        parallax::calibrate::now();
+    });
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_event_prior(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
-    if let Some(k) = event(code, a, b, c, d, e) {
-        events::record_prior(k);
-    }
+    parallax::contained(|| {
+        if let Some(k) = event(code, a, b, c, d, e) {
+            events::record_prior(k);
+        }
+    });
 }
 
 /// See `shim/pxl.h`.
@@ -298,16 +314,18 @@ pub extern "C" fn parallax_pl_event_prior(code: c_int, a: u64, b: u64, c: u64, d
 /// `members` points to `n` values (or `n` is 0).
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_group(id: u64, members: *const u32, n: usize) {
-    if !active() {
-        return;
-    }
-    let members = if n == 0 || members.is_null() {
-        Vec::new()
-    } else {
-        // Safety: per the contract.
-        unsafe { std::slice::from_raw_parts(members, n) }.to_vec()
-    };
-    parallax::define(Def::Group { id, members });
+    parallax::contained(|| {
+        if !active() {
+            return;
+        }
+        let members = if n == 0 || members.is_null() {
+            Vec::new()
+        } else {
+            // Safety: per the contract.
+            unsafe { std::slice::from_raw_parts(members, n) }.to_vec()
+        };
+        parallax::define(Def::Group { id, members });
+    });
 }
 
 /// See `shim/pxl.h`.
@@ -316,11 +334,13 @@ pub unsafe extern "C" fn parallax_pl_group(id: u64, members: *const u32, n: usiz
 /// `key` and `value` are null or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_property(key: *const c_char, value: *const c_char) {
-    if active() {
-        // Safety: per the contract.
-        let (key, value) = unsafe { (text(key), text(value)) };
-        parallax::define(Def::Property { key, value });
-    }
+    parallax::contained(|| {
+        if active() {
+            // Safety: per the contract.
+            let (key, value) = unsafe { (text(key), text(value)) };
+            parallax::define(Def::Property { key, value });
+        }
+    });
 }
 
 /// See `shim/pxl.h`.
@@ -331,14 +351,16 @@ pub extern "C" fn parallax_pl_clock_offset(
     offset_ns: i64,
     rtt_ns: u64,
 ) {
-    if active() {
-        parallax::define(Def::ClockOffset {
-            reference,
-            local_ns,
-            offset_ns,
-            rtt_ns,
-        });
-    }
+    parallax::contained(|| {
+        if active() {
+            parallax::define(Def::ClockOffset {
+                reference,
+                local_ns,
+                offset_ns,
+                rtt_ns,
+            });
+        }
+    });
 }
 
 /// See `shim/pxl.h`.
@@ -350,30 +372,43 @@ pub extern "C" fn parallax_pl_now_ns() -> u64 {
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_finish() {
-    parallax::finish();
+    parallax::contained(|| {
+        parallax::finish();
+    });
+}
+
+/// See `shim/pxl.h` and `shim/process.c`.
+#[no_mangle]
+pub extern "C" fn parallax_pl_image_ends() -> c_int {
+    parallax::contained(|| !crate::dead() && parallax::end_of_image()).unwrap_or(false) as c_int
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_flow(on: c_int) {
-    if !crate::dead() {
-        parallax::set_flow(on != 0);
-    }
+    parallax::contained(|| {
+        if !crate::dead() {
+            parallax::set_flow(on != 0);
+        }
+    });
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_active() -> c_int {
-    active() as c_int
+    parallax::contained(|| active() as c_int).unwrap_or(0)
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_pthread_mode() -> c_int {
-    if crate::dead() {
-        return 0;
-    }
-    crate::settings::get().pthread as c_int
+    parallax::contained(|| {
+        if crate::dead() {
+            return 0;
+        }
+        crate::settings::get().pthread as c_int
+    })
+    .unwrap_or(0)
 }
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
@@ -384,36 +419,43 @@ static BARRIERS: Mutex<BTreeMap<u64, (u32, u64)>> = Mutex::new(BTreeMap::new());
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_thread_token() -> u64 {
-    NEXT_TOKEN.fetch_add(1, Relaxed)
+    parallax::contained(|| NEXT_TOKEN.fetch_add(1, Relaxed)).unwrap_or(0)
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_thread_created(tid: u64, token: u64) {
-    THREADS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(tid, token);
+    parallax::contained(|| {
+        THREADS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(tid, token);
+    });
 }
 
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_thread_joined(tid: u64) -> u64 {
-    THREADS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&tid)
-        .unwrap_or(0)
+    parallax::contained(|| {
+        THREADS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&tid)
+            .unwrap_or(0)
+    })
+    .unwrap_or(0)
 }
 
 /// See `shim/pxl.h`. A barrier initialized again at the same address is a
 /// new group (see `parallax::sync::barrier_id`).
 #[no_mangle]
 pub extern "C" fn parallax_pl_barrier_init(barrier: u64, count: u32) {
-    BARRIERS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(barrier, (count, parallax::sync::barrier_id(barrier)));
+    parallax::contained(|| {
+        BARRIERS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(barrier, (count, parallax::sync::barrier_id(barrier)));
+    });
 }
 
 /// See `shim/pxl.h`.
@@ -422,15 +464,18 @@ pub extern "C" fn parallax_pl_barrier_init(barrier: u64, count: u32) {
 /// `count` is valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_barrier(barrier: u64, count: *mut u32) -> u64 {
-    let (n, id) = BARRIERS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&barrier)
-        .copied()
-        .unwrap_or((0, barrier));
-    // Safety: as the caller promises.
-    unsafe { *count = n };
-    id
+    parallax::contained(|| {
+        let (n, id) = BARRIERS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&barrier)
+            .copied()
+            .unwrap_or((0, barrier));
+        // Safety: as the caller promises.
+        unsafe { *count = n };
+        id
+    })
+    .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -111,34 +111,36 @@ thread_local! {
 /// Called by compiler-generated code with the function's address.
 #[no_mangle]
 pub unsafe extern "C" fn __cyg_profile_func_enter(this_fn: *mut c_void, _call_site: *mut c_void) {
-    let st = STATE.load(Relaxed);
-    if st != LIVE && (st == DEAD || !go_live()) {
-        return;
-    }
-    let f = this_fn as usize;
-    let mut val = lookup(f);
-    if val == 0 {
-        val = register(f);
-    }
-    let _ = SHADOW.try_with(|s| {
-        // Safety: only this thread touches its shadow, and not re-entrantly
-        // (nothing below calls instrumented code).
-        let s = unsafe { &mut *s.get() };
-        let d = s.depth;
-        s.depth += 1;
-        if d >= MAX_DEPTH {
+    parallax::contained(|| {
+        let st = STATE.load(Relaxed);
+        if st != LIVE && (st == DEAD || !go_live()) {
             return;
         }
-        let rec = val & (SKIP | THROTTLED) == 0
-            && val != 0
-            && s.count(val)
-            && parallax::enter(val as u32);
-        let (w, b) = (d / 64, 1u64 << (d % 64));
-        if rec {
-            s.bits[w] |= b;
-        } else {
-            s.bits[w] &= !b;
+        let f = this_fn as usize;
+        let mut val = lookup(f);
+        if val == 0 {
+            val = register(f);
         }
+        let _ = SHADOW.try_with(|s| {
+            // Safety: only this thread touches its shadow, and not re-entrantly
+            // (nothing below calls instrumented code).
+            let s = unsafe { &mut *s.get() };
+            let d = s.depth;
+            s.depth += 1;
+            if d >= MAX_DEPTH {
+                return;
+            }
+            let rec = val & (SKIP | THROTTLED) == 0
+                && val != 0
+                && s.count(val)
+                && parallax::enter(val as u32);
+            let (w, b) = (d / 64, 1u64 << (d % 64));
+            if rec {
+                s.bits[w] |= b;
+            } else {
+                s.bits[w] &= !b;
+            }
+        });
     });
 }
 
@@ -148,20 +150,22 @@ pub unsafe extern "C" fn __cyg_profile_func_enter(this_fn: *mut c_void, _call_si
 /// Called by compiler-generated code.
 #[no_mangle]
 pub unsafe extern "C" fn __cyg_profile_func_exit(_this_fn: *mut c_void, _call_site: *mut c_void) {
-    if STATE.load(Relaxed) != LIVE {
-        return;
-    }
-    let _ = SHADOW.try_with(|s| {
-        // Safety: as in the entry hook.
-        let s = unsafe { &mut *s.get() };
-        if s.depth == 0 {
+    parallax::contained(|| {
+        if STATE.load(Relaxed) != LIVE {
             return;
         }
-        s.depth -= 1;
-        let d = s.depth;
-        if d < MAX_DEPTH && s.bits[d / 64] & (1u64 << (d % 64)) != 0 {
-            parallax::leave();
-        }
+        let _ = SHADOW.try_with(|s| {
+            // Safety: as in the entry hook.
+            let s = unsafe { &mut *s.get() };
+            if s.depth == 0 {
+                return;
+            }
+            s.depth -= 1;
+            let d = s.depth;
+            if d < MAX_DEPTH && s.bits[d / 64] & (1u64 << (d % 64)) != 0 {
+                parallax::leave();
+            }
+        });
     });
 }
 
@@ -174,7 +178,7 @@ impl Shadow {
             self.grow(i);
             return true;
         };
-        *c += 1;
+        *c = c.wrapping_add(1);
         let c = *c;
         if c.is_power_of_two() {
             return self.check(i, c, val);
@@ -186,6 +190,11 @@ impl Shadow {
     #[inline(never)]
     fn grow(&mut self, i: usize) {
         let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);
+        // Without memory for the counts, calls are recorded uncounted.
+        let more = n.saturating_sub(self.counts.len());
+        if self.counts.try_reserve(more).is_err() || self.first_ns.try_reserve(more).is_err() {
+            return;
+        }
         self.counts.resize(n, 0);
         self.first_ns.resize(n, 0);
         self.counts[i] = 1;

@@ -43,11 +43,14 @@ const END: c_int = 1;
 /// See `shim/gasp.c`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_gasp_init(model: c_int) -> *mut c_void {
-    Box::into_raw(Box::new(Context {
-        model,
-        on: true,
-        open: Vec::new(),
-    })) as *mut c_void
+    parallax::contained(|| {
+        Box::into_raw(Box::new(Context {
+            model,
+            on: true,
+            open: Vec::new(),
+        })) as *mut c_void
+    })
+    .unwrap_or(std::ptr::null_mut())
 }
 
 /// See `shim/gasp.c`.
@@ -56,9 +59,12 @@ pub extern "C" fn parallax_pl_gasp_init(model: c_int) -> *mut c_void {
 /// `ctx` comes from `parallax_pl_gasp_init`.
 #[no_mangle]
 pub unsafe extern "C" fn parallax_pl_gasp_control(ctx: *mut c_void, on: c_int) -> c_int {
-    // Safety: per the contract; a context belongs to one thread.
-    let c = unsafe { &mut *(ctx as *mut Context) };
-    std::mem::replace(&mut c.on, on != 0) as c_int
+    parallax::contained(|| {
+        // Safety: per the contract; a context belongs to one thread.
+        let c = unsafe { &mut *(ctx as *mut Context) };
+        std::mem::replace(&mut c.on, on != 0) as c_int
+    })
+    .unwrap_or(0)
 }
 
 /// See `shim/gasp.c`.
@@ -71,34 +77,40 @@ pub unsafe extern "C" fn parallax_pl_gasp_create_event(
     name: *const c_char,
     desc: *const c_char,
 ) -> c_uint {
-    let name = cstr(name).unwrap_or_else(|| "user event".into());
-    let desc = (!desc.is_null()).then(|| {
-        // Safety: a NUL-terminated string from the caller.
-        unsafe { CStr::from_ptr(desc) }.to_owned()
-    });
-    let mut u = USER.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = u.iter().position(|(n, d)| *n == name && *d == desc) {
-        return USEREVT_START + i as c_uint;
-    }
-    if u.len() as c_uint > USEREVT_END - USEREVT_START {
-        return USEREVT_END;
-    }
-    u.push((name, desc));
-    USEREVT_START + (u.len() - 1) as c_uint
+    parallax::contained(|| {
+        let name = cstr(name).unwrap_or_else(|| "user event".into());
+        let desc = (!desc.is_null()).then(|| {
+            // Safety: a NUL-terminated string from the caller.
+            unsafe { CStr::from_ptr(desc) }.to_owned()
+        });
+        let mut u = USER.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = u.iter().position(|(n, d)| *n == name && *d == desc) {
+            return USEREVT_START + i as c_uint;
+        }
+        if u.len() as c_uint > USEREVT_END - USEREVT_START {
+            return USEREVT_END;
+        }
+        u.push((name, desc));
+        USEREVT_START + (u.len() - 1) as c_uint
+    })
+    .unwrap_or(0)
 }
 
 /// See `shim/gasp.c`. The pointer stays valid for the life of the process.
 #[no_mangle]
 pub extern "C" fn parallax_pl_gasp_event_desc(_ctx: *mut c_void, tag: c_uint) -> *const c_char {
-    let u = USER.lock().unwrap_or_else(|e| e.into_inner());
-    match tag
-        .checked_sub(USEREVT_START)
-        .and_then(|i| u.get(i as usize))
-    {
-        // The CString's buffer does not move when the vector grows.
-        Some((_, Some(d))) => d.as_ptr(),
-        _ => std::ptr::null(),
-    }
+    parallax::contained(|| {
+        let u = USER.lock().unwrap_or_else(|e| e.into_inner());
+        match tag
+            .checked_sub(USEREVT_START)
+            .and_then(|i| u.get(i as usize))
+        {
+            // The CString's buffer does not move when the vector grows.
+            Some((_, Some(d))) => d.as_ptr(),
+            _ => std::ptr::null(),
+        }
+    })
+    .unwrap_or(std::ptr::null())
 }
 
 fn cstr(p: *const c_char) -> Option<String> {
@@ -267,50 +279,52 @@ pub unsafe extern "C" fn parallax_pl_gasp_event(
     _col: c_int,
     args: *const Args,
 ) {
-    // Safety: per the contract.
-    let (c, args) = unsafe { (&mut *(ctx as *mut Context), &*args) };
-    let _ = c.model;
-    let text = cstr(args.text);
-    let a = &args.a[..(args.n as usize).min(8)];
-    // Non-blocking operations that completed at once: nothing to record.
-    if matches!(tag, 0x251 | 0x253) || (tag == 0x254 && a.first() == Some(&0)) {
-        return;
-    }
-    match ty {
-        START => {
-            let rec = c.on && crate::capi::active() && {
-                let (name, kind) = describe(tag, text.as_deref());
+    parallax::contained(|| {
+        // Safety: per the contract.
+        let (c, args) = unsafe { (&mut *(ctx as *mut Context), &*args) };
+        let _ = c.model;
+        let text = cstr(args.text);
+        let a = &args.a[..(args.n as usize).min(8)];
+        // Non-blocking operations that completed at once: nothing to record.
+        if matches!(tag, 0x251 | 0x253) || (tag == 0x254 && a.first() == Some(&0)) {
+            return;
+        }
+        match ty {
+            START => {
+                let rec = c.on && crate::capi::active() && {
+                    let (name, kind) = describe(tag, text.as_deref());
+                    let file = cstr(file).unwrap_or_default();
+                    let id = crate::capi::region(&name, kind, &file, line.max(0) as u32);
+                    parallax::enter(id)
+                };
+                c.open.push(rec);
+                if rec {
+                    for e in events_of(tag, false, a) {
+                        events::record(e);
+                    }
+                }
+            }
+            END => {
+                if c.open.pop() == Some(true) {
+                    for e in events_of(tag, true, a) {
+                        events::record(e);
+                    }
+                    parallax::leave();
+                }
+            }
+            _ => {
+                if !c.on || !crate::capi::active() {
+                    return;
+                }
+                let (name, _) = describe(tag, text.as_deref());
                 let file = cstr(file).unwrap_or_default();
-                let id = crate::capi::region(&name, kind, &file, line.max(0) as u32);
-                parallax::enter(id)
-            };
-            c.open.push(rec);
-            if rec {
-                for e in events_of(tag, false, a) {
-                    events::record(e);
+                let id = crate::capi::region(&name, RegionKind::Mark, &file, line.max(0) as u32);
+                if id != 0 {
+                    events::mark(id, mark_value(text.as_deref(), a));
                 }
             }
         }
-        END => {
-            if c.open.pop() == Some(true) {
-                for e in events_of(tag, true, a) {
-                    events::record(e);
-                }
-                parallax::leave();
-            }
-        }
-        _ => {
-            if !c.on || !crate::capi::active() {
-                return;
-            }
-            let (name, _) = describe(tag, text.as_deref());
-            let file = cstr(file).unwrap_or_default();
-            let id = crate::capi::region(&name, RegionKind::Mark, &file, line.max(0) as u32);
-            if id != 0 {
-                events::mark(id, mark_value(text.as_deref(), a));
-            }
-        }
-    }
+    });
 }
 
 #[cfg(test)]

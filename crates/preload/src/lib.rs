@@ -16,15 +16,21 @@
 //! Everything is recorded with the `parallax` runtime linked into this
 //! library, configured by the `PARALLAX_*` variables that `parallax run`
 //! sets (see `docs/interposition.md` for the whole list and for what each
-//! wrapper records). No Rust code here may unwind into C: every entry point
-//! is `extern "C"`, which aborts rather than unwinds.
+//! wrapper records). No Rust code here may unwind into C, nor abort the
+//! program: every entry point runs its body in `parallax::contained`, which
+//! turns a panic into the end of measurement with one message; and memory
+//! comes from an allocator with an emergency reserve ([`reserve`]).
 
 pub mod capi;
 pub mod cyg;
 mod filter;
 pub mod gasp;
+pub mod reserve;
 mod settings;
 pub mod symbols;
+
+#[global_allocator]
+static ALLOCATOR: reserve::WithReserve = reserve::WithReserve;
 
 use std::sync::atomic::{AtomicBool, Ordering::*};
 
@@ -62,11 +68,21 @@ const LAUNCHERS: &[&str] = &[
 
 /// Runs when the library is loaded, before the program's own constructors.
 extern "C" fn on_load() {
-    let mode = std::env::var("PARALLAX_MODE").unwrap_or_default();
-    if matches!(
-        parallax::Mode::parse(&mode),
-        None | Some(parallax::Mode::Off)
-    ) {
+    // A panic in this library is caught where the program called in and
+    // said in one line (`parallax::contained`); the standard library's own
+    // report of it (a backtrace) would be more lines in the program's
+    // output. This library holds its own copy of the standard library:
+    // the hook is not the program's.
+    std::panic::set_hook(Box::new(|_| {}));
+    if parallax::contained(start).is_none() {
+        DEAD.store(true, Release);
+    }
+}
+
+/// Decides whether this process is measured.
+fn start() {
+    let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+    if var("PARALLAX_MODE").is_none() {
         DEAD.store(true, Release);
         return;
     }
@@ -74,7 +90,7 @@ extern "C" fn on_load() {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_default();
-    let extra = std::env::var("PARALLAX_EXCLUDE_PROGRAMS").unwrap_or_default();
+    let extra = var("PARALLAX_EXCLUDE_PROGRAMS").unwrap_or_default();
     let excluded = LAUNCHERS.contains(&exe.as_str())
         || extra
             .split(',')
@@ -84,6 +100,23 @@ extern "C" fn on_load() {
         // Keep the runtime of this copy off for good.
         let _ = parallax::init(parallax::Config::new(parallax::Mode::Off, "."));
         return;
+    }
+    // A bad setting is said now, once, even if the program never makes a
+    // call that would start measuring.
+    match parallax::Config::from_env() {
+        Ok(c) if c.mode == parallax::Mode::Off => {
+            DEAD.store(true, Release);
+            return;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            parallax::failsafe::tell_once(
+                parallax::failsafe::Cause::Config,
+                format_args!("measurement is off: {e}"),
+            );
+            DEAD.store(true, Release);
+            return;
+        }
     }
     parallax::calibrate::set_c_entry(capi::calibration_entry());
     // The first measured process of a tree says so to its descendants (see

@@ -31,9 +31,12 @@ pub(crate) struct Settings {
 pub(crate) fn get() -> &'static Settings {
     static S: OnceLock<Settings> = OnceLock::new();
     S.get_or_init(|| {
-        let s = from_lookup(|k| std::env::var(k).ok());
-        for p in &s.problems {
-            eprintln!("parallax: {p}");
+        let s = from_lookup(|k| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()));
+        if !s.problems.is_empty() {
+            parallax::failsafe::tell_once(
+                parallax::failsafe::Cause::Config,
+                format_args!("{}", s.problems.join("; ")),
+            );
         }
         s
     })

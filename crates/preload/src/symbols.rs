@@ -134,9 +134,15 @@ fn scan(mods: &mut Vec<Module>) {
     }
 }
 
-/// The function symbols of an ELF file, sorted by address.
+/// The function symbols of an ELF file, sorted by address. `None` if the
+/// file cannot be read, or memory is short for it.
 fn read_symbols(path: &str) -> Option<Vec<(u64, u64, String)>> {
-    let data = std::fs::read(path).ok()?;
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut data = Vec::new();
+    data.try_reserve_exact(usize::try_from(len).ok()?).ok()?;
+    f.read_to_end(&mut data).ok()?;
     let mut syms = elf_functions(&data)?;
     syms.sort_by_key(|s| s.0);
     syms.dedup_by_key(|s| s.0);
@@ -214,6 +220,10 @@ pub fn elf_functions(d: &[u8]) -> Option<Vec<(u64, u64, String)>> {
                 let s = String::from_utf8_lossy(&rest[..end]);
                 // Versioned dynamic names keep their version out.
                 let s = s.split('@').next().unwrap_or("").to_string();
+                // Memory short: the names read so far are all there is.
+                if parallax::failsafe::memory_short() || out.try_reserve(1).is_err() {
+                    return Some(out);
+                }
                 if !s.is_empty() {
                     out.push((value, sz, s));
                 }

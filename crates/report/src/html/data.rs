@@ -334,7 +334,8 @@ fn summary(exp: &Experiment, prof: &ExperimentProfile) -> Value {
         "probes": probes,
         "wall_s": manifest.as_ref().and_then(|m| m.get("wall_seconds")).cloned(),
         "status": manifest.as_ref().and_then(|m| m.get("status")).cloned(),
-        "unfinished": exp.processes.iter().filter(|p| p.end_unix_ns.is_none()).count(),
+        "unfinished": exp.processes.iter().filter(|p| p.end_unix_ns.is_none() && !p.killed()).count(),
+        "killed": exp.processes.iter().filter(|p| p.killed()).count(),
     })
 }
 

@@ -683,6 +683,7 @@ function viewSummary(sec) {
   if (MEAS.concurrency) add('Concurrency', 'CEFF ' + (100 * MEAS.concurrency.ceff).toFixed(1) + '%, CAVG ' + MEAS.concurrency.cavg.toFixed(2) + ' of ' + MEAS.concurrency.locations + ' locations busy');
   if (MEAS.timeline) add('Trace', MEAS.timeline.labels.length + ' traced locations over ' + fmtNs(MEAS.timeline.span) + ', ' + MEAS.timeline.narrows + ' arrows');
   if (s.unfinished) add('Note', s.unfinished + ' process(es) did not finish measuring cleanly');
+  if (s.killed) add('Note', s.killed + ' process(es) were killed while measuring: every event they recorded up to then is kept');
   sec.append(el('h2', {}, 'Run'), kv);
   sec.append(el('h2', {}, 'Where the time went (all locations)'),
     el('div', {}, CATS.map((c, i) => total[i] > 0 ? el('div', {}, el('span', { class: 'bar', style: 'width:' + (300 * total[i] / sum) + 'px;background:' + CAT_COLOURS[i] }), ' ' + c + ' ' + fmtNs(total[i]) + ' (' + (100 * total[i] / sum).toFixed(1) + '%)') : null)));
