@@ -373,12 +373,26 @@ pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String
     Ok((b.finish(), warnings))
 }
 
-/// Builds a call tree from enter and leave events.
+/// Call paths a tree built from a trace holds at most, as the runtime's
+/// profile (`PARALLAX_PROFILE_NODES`): later new paths are counted in one
+/// `<other paths>` node, so that a trace of ever new paths cannot grow the
+/// tree without bound.
+pub const MAX_NODES: usize = 1 << 16;
+
+/// Open regions a tree built from a trace follows at most, as the
+/// runtime's profile (`PARALLAX_MAX_DEPTH`): deeper visits are not
+/// profiled.
+pub const MAX_DEPTH: usize = 1024;
+
+/// Builds a call tree from enter and leave events, in memory bounded by
+/// [`MAX_NODES`] and [`MAX_DEPTH`].
 #[derive(Debug)]
 pub struct TreeBuilder {
     tree: CallTree,
     index: crate::fasthash::FastMap<(Option<u32>, RegionId), u32>,
     stack: Vec<(u32, u64, u64)>,
+    /// Open regions beyond [`MAX_DEPTH`].
+    deep: u64,
     last: u64,
     /// The node entered last and its key: a loop enters the same region
     /// under the same parent again and again, without a lookup.
@@ -395,6 +409,7 @@ impl TreeBuilder {
             },
             index: Default::default(),
             stack: Vec::new(),
+            deep: 0,
             last: 0,
             recent: None,
         }
@@ -402,20 +417,19 @@ impl TreeBuilder {
 
     /// A region is entered at `t`.
     pub fn enter(&mut self, region: RegionId, t: u64) {
+        if self.stack.len() >= MAX_DEPTH {
+            self.deep += 1;
+            return;
+        }
         let parent = self.stack.last().map(|f| f.0);
         let key = (parent, region);
         let id = match self.recent {
             Some((k, id)) if k == key => id,
             _ => {
-                let nodes = &mut self.tree.nodes;
-                let id = *self.index.entry(key).or_insert_with(|| {
-                    nodes.push(Node {
-                        parent,
-                        region,
-                        stats: Stats::EMPTY,
-                    });
-                    (nodes.len() - 1) as u32
-                });
+                let id = match self.index.get(&key) {
+                    Some(&id) => id,
+                    None => self.add(key),
+                };
                 self.recent = Some((key, id));
                 id
             }
@@ -423,9 +437,39 @@ impl TreeBuilder {
         self.stack.push((id, t, 0));
     }
 
+    /// The node of a new path, or the overflow node once the tree is full
+    /// (paths under it are counted in it too).
+    fn add(&mut self, key: (Option<u32>, RegionId)) -> u32 {
+        let overflow = (None, OVERFLOW_REGION);
+        let full = self.tree.nodes.len() >= MAX_NODES;
+        let under_overflow = key
+            .0
+            .is_some_and(|p| self.tree.nodes[p as usize].region == OVERFLOW_REGION);
+        let key = if full || under_overflow {
+            overflow
+        } else {
+            key
+        };
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        self.tree.nodes.push(Node {
+            parent: key.0,
+            region: key.1,
+            stats: Stats::EMPTY,
+        });
+        let id = (self.tree.nodes.len() - 1) as u32;
+        self.index.insert(key, id);
+        id
+    }
+
     /// The innermost region is left at `t` (a leave with nothing open is
     /// ignored).
     pub fn leave(&mut self, t: u64) {
+        if self.deep > 0 {
+            self.deep -= 1;
+            return;
+        }
         let Some((id, start, children)) = self.stack.pop() else {
             return;
         };
@@ -478,6 +522,33 @@ mod tests {
             ),
             (2, 5, 20)
         );
+    }
+
+    #[test]
+    fn a_trace_of_ever_new_paths_keeps_a_bounded_tree() {
+        let mut b = TreeBuilder::new(0);
+        // Ever deeper, then ever new siblings.
+        for i in 0..(MAX_DEPTH as u64 + 10) {
+            b.enter(i as u32, i);
+        }
+        for i in 0..(MAX_DEPTH as u64 + 10) {
+            b.leave(2000 + i);
+        }
+        for i in 0..(2 * MAX_NODES as u64) {
+            b.enter(5000 + i as u32, 10_000 + 2 * i);
+            b.leave(10_001 + 2 * i);
+        }
+        assert_eq!(b.stack.len(), 0);
+        let t = b.finish();
+        assert!(t.nodes.len() <= MAX_NODES + 1, "{}", t.nodes.len());
+        let other = t
+            .nodes
+            .iter()
+            .find(|n| n.region == OVERFLOW_REGION)
+            .expect("an overflow node");
+        assert!(other.stats.count > MAX_NODES as u64 - MAX_DEPTH as u64);
+        // The outermost region kept its whole visit.
+        assert_eq!(t.nodes[0].stats.inclusive, 2000 + MAX_DEPTH as u64 + 9);
     }
 
     #[test]
