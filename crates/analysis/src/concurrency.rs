@@ -59,6 +59,17 @@ impl Concurrency {
     }
 }
 
+/// Whether time with a region of `kind` innermost counts as waiting rather
+/// than busy: synchronization and the runtime's own work, except posting
+/// a semaphore and unlocking, which never wait.
+pub fn waits(kind: RegionKind) -> bool {
+    matches!(
+        kind.category(),
+        Category::Synchronization | Category::Measurement
+    ) && kind != RegionKind::SemPost
+        && kind != RegionKind::Unlock
+}
+
 /// Busy-state changes of one location: (time ns, +1 or -1).
 type Transitions = Vec<(f64, i32)>;
 
@@ -70,15 +81,7 @@ fn transitions(
     t0: f64,
 ) -> Result<(Transitions, Option<String>), Error> {
     let p = &exp.processes[loc.process];
-    let waiting = |r: u32| {
-        p.regions.get(&r).is_some_and(|d| {
-            matches!(
-                d.kind.category(),
-                Category::Synchronization | Category::Measurement
-            ) && d.kind != RegionKind::SemPost
-                && d.kind != RegionKind::Unlock
-        })
-    };
+    let waiting = |r: u32| p.regions.get(&r).is_some_and(|d| waits(d.kind));
     let mut out = Vec::new();
     let mut stack: Vec<u32> = Vec::new();
     let mut flushing = false;
@@ -120,9 +123,14 @@ pub fn profile(exp: &Experiment, ex: Executor) -> Result<Concurrency, Error> {
         all.extend(t);
         warnings.extend(w);
     }
+    Ok(from_transitions(locs.len(), all, warnings))
+}
+
+/// The profile of `n` locations from all their busy-state changes (time
+/// ns, +1 on becoming busy, -1 on becoming idle), in any order.
+pub fn from_transitions(n: usize, mut all: Vec<(f64, i32)>, warnings: Vec<String>) -> Concurrency {
     // Ends before starts at equal times: a hand-off is not double counted.
     all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let n = locs.len();
     let mut time_ns = vec![0.0; n + 1];
     let mut k: i64 = 0;
     let mut prev = all.first().map_or(0.0, |x| x.0);
@@ -132,12 +140,12 @@ pub fn profile(exp: &Experiment, ex: Executor) -> Result<Concurrency, Error> {
         k += *d as i64;
         prev = *t;
     }
-    Ok(Concurrency {
+    Concurrency {
         locations: n,
         time_ns,
         total_ns: prev - start,
         warnings,
-    })
+    }
 }
 
 #[cfg(test)]
