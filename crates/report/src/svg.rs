@@ -21,7 +21,10 @@ pub const CATEGORIES: [&str; 5] = [
     "measurement",
 ];
 
-/// `s` with XML's special characters escaped.
+/// `s` as text of an HTML or SVG document: markup characters escaped, and
+/// control and bidirectional-formatting characters shown as escapes
+/// (`\x1b`, `\u{202e}`, see [`inert_char`]), which XML does not allow
+/// and which could change how the text around them reads.
 pub fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -31,10 +34,37 @@ pub fn esc(s: &str) -> String {
             '&' => o.push_str("&amp;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
+            c if inert_char(c) => {
+                let _ = write!(o, "{}", Inert(c));
+            }
             _ => o.push(c),
         }
     }
     o
+}
+
+/// Whether `c` is shown as an escape rather than as itself in reports:
+/// control characters but tab (C0, DEL, C1), the line and paragraph
+/// separators and the bidirectional formatting characters. The HTML
+/// report's script makes the same choice.
+pub fn inert_char(c: char) -> bool {
+    matches!(c,
+        '\0'..='\x08' | '\x0a'..='\x1f' | '\x7f'..='\u{9f}' | '\u{61c}' | '\u{200e}' | '\u{200f}'
+        | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// An inert character as it is shown: `\x1b` below 256, else `\u{202e}`.
+struct Inert(char);
+
+impl std::fmt::Display for Inert {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0 as u32;
+        if n < 0x100 {
+            write!(f, "\\x{n:02x}")
+        } else {
+            write!(f, "\\u{{{n:x}}}")
+        }
+    }
 }
 
 /// A duration in ns with a unit.
@@ -305,5 +335,15 @@ mod tests {
         );
         // Two runs of colour, and a legend entry each.
         assert_eq!(t.matches("<rect").count(), 1 + 2 + 2);
+    }
+
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        assert_eq!(
+            esc("a\x1b[31mb\u{202e}c\td\u{85}\n"),
+            "a\\x1b[31mb\\u{202e}c\td\\x85\\x0a"
+        );
+        let b = bars("t", &[("x\x01y".into(), 1.0)]);
+        assert!(!b.chars().any(|c| c.is_control() && c != '\n'), "{b}");
     }
 }
