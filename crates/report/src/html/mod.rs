@@ -17,6 +17,7 @@ pub mod timeline;
 use parallax_db::{CompareTable, Finding, ScalingPoint};
 use parallax_model::experiment::Experiment;
 use serde_json::{json, Value};
+use std::fmt::Write as _;
 
 pub use data::{Built, Detail, MAX_VISITS};
 pub use source::{EXTENSIONS as SOURCE_EXTENSIONS, MAX_READ as SOURCE_MAX_READ};
@@ -115,8 +116,10 @@ pub fn page(exp: &Experiment, opts: &Options) -> Result<(String, Built), Error> 
 /// `v` as JSON text that is inert inside a `<script>` element: `<` could
 /// end the element (`</script>`) or open a comment (`<!--`) that swallows
 /// the rest of the page, so it and its companions `>` and `&` are written
-/// as `\u` escapes, as are the line and paragraph separators. JSON has
-/// them only inside strings, where the escapes mean the same.
+/// as `\u` escapes, as are control and bidirectional-formatting characters
+/// (the line and paragraph separators among them), so that the page's
+/// source reads safely too. JSON has them only inside strings, where the
+/// escapes mean the same.
 fn script_json(v: &Value) -> Result<String, Error> {
     let text = serde_json::to_string(v).map_err(|e| Error(e.to_string()))?;
     let mut out = String::with_capacity(text.len() + text.len() / 64);
@@ -125,8 +128,9 @@ fn script_json(v: &Value) -> Result<String, Error> {
             '<' => out.push_str("\\u003c"),
             '>' => out.push_str("\\u003e"),
             '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
+            c if crate::svg::inert_char(c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
             _ => out.push(c),
         }
     }
@@ -152,9 +156,9 @@ mod tests {
 
     #[test]
     fn script_data_cannot_end_the_script_or_open_a_comment() {
-        let hostile = "<!--<script></script><\u{2028}&amp;>";
+        let hostile = "<!--<script></script><\u{2028}&amp;>\u{202e}\u{85}\x1b";
         let text = script_json(&json!({"name": hostile, "list": [hostile]})).unwrap();
-        for bad in ["<", ">", "&", "\u{2028}"] {
+        for bad in ["<", ">", "&", "\u{2028}", "\u{202e}", "\u{85}", "\x1b"] {
             assert!(!text.contains(bad), "{bad} in {text}");
         }
         let back: Value = serde_json::from_str(&text).unwrap();
