@@ -799,6 +799,8 @@ fn source_lines_come_only_from_regular_source_files() {
 }
 
 /// Peak resident memory (KiB) of `parallax ARGS`, which must succeed.
+// `wait4` reaps the child, with its resource usage.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(args: &[&str], stderr_to: &Path) -> u64 {
     let child = parallax()
         .args(args)

@@ -558,15 +558,18 @@ fn finding_row(f: &Finding, tlocs: &[Loc]) -> Option<usize> {
 /// of findings.
 const MAX_SOURCES: usize = 64;
 
+/// A source's first line shown and the lines, or why it is not embedded.
+type Lines = Result<(u64, Vec<String>), String>;
+
 /// The source files read so far, and what each gave.
 #[derive(Default)]
 struct Sources {
-    read: HashMap<(String, u64), Result<(u64, Vec<String>), String>>,
+    read: HashMap<(String, u64), Lines>,
     files: HashSet<String>,
 }
 
 impl Sources {
-    fn lines(&mut self, file: &str, line: u64) -> Result<(u64, Vec<String>), String> {
+    fn lines(&mut self, file: &str, line: u64) -> Lines {
         let key = (file.to_string(), line);
         if let Some(r) = self.read.get(&key) {
             return r.clone();

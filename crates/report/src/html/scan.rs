@@ -254,6 +254,9 @@ impl<'a> State<'a> {
             wanted,
             out: LocScan {
                 transitions: Some(Vec::new()),
+                // The second pass knows how many visits it takes: no
+                // copies while the list grows.
+                visits: Vec::with_capacity(if plan.detail_only { plan.visits } else { 0 }),
                 ..LocScan::default()
             },
             lod: plan

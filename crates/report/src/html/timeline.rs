@@ -218,13 +218,17 @@ mod tests {
 
     #[test]
     fn long_visits_are_not_tiled_again() {
-        let mut a = LocScan::default();
-        a.visits = vec![v(0, 1000, 0, 0), v(10, 20, 1, 1), v(30, 40, 1, 1)];
-        a.long = vec![v(0, 1000, 0, 0)];
-        a.lod = vec![vec![1; 4]];
-        let mut b = LocScan::default();
-        b.visits = vec![v(5, 15, 2, 0), v(25, 26, 2, 0)];
-        b.lod = vec![vec![3; 4]];
+        let a = LocScan {
+            visits: vec![v(0, 1000, 0, 0), v(10, 20, 1, 1), v(30, 40, 1, 1)],
+            long: vec![v(0, 1000, 0, 0)],
+            lod: vec![vec![1; 4]],
+            ..LocScan::default()
+        };
+        let b = LocScan {
+            visits: vec![v(5, 15, 2, 0), v(25, 26, 2, 0)],
+            lod: vec![vec![3; 4]],
+            ..LocScan::default()
+        };
         let r = layout(&[&a, &b], 1);
         assert_eq!(r["nlong"], json!(1));
         assert_eq!(r["long_count"], json!([1, 0]));
@@ -239,11 +243,13 @@ mod tests {
 
     #[test]
     fn tiles_hold_at_most_tile_visits() {
-        let mut a = LocScan::default();
-        a.visits = (0..(2 * TILE as u64 + 1))
-            .map(|i| v(i, i + 1, 0, 0))
-            .collect();
-        a.lod = vec![vec![0; 4]];
+        let a = LocScan {
+            visits: (0..(2 * TILE as u64 + 1))
+                .map(|i| v(i, i + 1, 0, 0))
+                .collect(),
+            lod: vec![vec![0; 4]],
+            ..LocScan::default()
+        };
         let t = tiles(&[&a]);
         let n: Vec<u64> = t.iter().map(|x| x["n"].as_u64().unwrap()).collect();
         assert_eq!(n, vec![TILE as u64, TILE as u64, 1]);
