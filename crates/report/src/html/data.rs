@@ -207,24 +207,22 @@ pub fn experiment(
         .collect();
     let n = tlocs.len();
     let progress = Progress::new("reading the trace", 2 * n as u64);
-    let ends: Vec<Result<u64, parallax_export::Error>> = pool.map(n, |i| {
+    let extents: Vec<Result<(u64, u64), parallax_export::Error>> = pool.map(n, |i| {
         let r = scan::extent(exp, &tlocs[i]);
         progress.inc(1);
         r
     });
-    let span = ends
-        .into_iter()
-        .collect::<Result<Vec<u64>, _>>()?
-        .into_iter()
-        .max()
-        .unwrap_or(0)
-        .max(1);
+    let extents = extents.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let span = extents.iter().map(|e| e.0).max().unwrap_or(0).max(1);
+    // Every event takes a byte at least: slices much finer than a
+    // location's events would show nothing more.
+    let most_events = extents.iter().map(|e| e.1).max().unwrap_or(0);
     let quota = (detail.max_visits / n.max(1)).min(u32::MAX as usize - 1);
     let window = detail.window.unwrap_or((0, u64::MAX));
     let plan = Plan {
         span,
-        levels: timeline::levels(n),
-        busy_bins: timeline::busy_bins(n),
+        levels: timeline::levels(n, most_events),
+        busy_bins: timeline::busy_bins(n, most_events),
         long_min: timeline::long_min(span),
         long_max: timeline::long_max(n),
         visits: quota,

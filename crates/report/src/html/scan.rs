@@ -133,21 +133,23 @@ pub struct LocScan {
     pub warning: Option<String>,
 }
 
-/// The time of a location's last event, from its blocks without decoding
-/// them but the last: the passes' slices need the run's length before
-/// they start.
-pub fn extent(exp: &Experiment, loc: &Loc) -> Result<u64, parallax_export::Error> {
+/// The time of a location's last event and the bytes of its records, from
+/// its blocks without decoding them but the last: the passes' slices need
+/// the run's length before they start, and a location's bytes bound its
+/// events.
+pub fn extent(exp: &Experiment, loc: &Loc) -> Result<(u64, u64), parallax_export::Error> {
     if !loc.has_events {
-        return Ok(0);
+        return Ok((0, 0));
     }
     let mut r = loc.p.events(loc.thread)?;
     let mut tb = Timebase::new(exp, loc.p);
     let (mut buf, mut last) = (Vec::new(), Vec::new());
     let mut last_at: Option<(u64, usize)> = None;
-    let mut end = 0;
+    let (mut end, mut bytes) = (0, 0);
     // A damaged block ends the reading here as it ends the passes.
     while let Ok(Some((base, at))) = r.next_records(&mut buf) {
         end = end.max(tb.ns(base));
+        bytes += buf.len().saturating_sub(at) as u64;
         std::mem::swap(&mut buf, &mut last);
         last_at = Some((base, at));
     }
@@ -155,7 +157,7 @@ pub fn extent(exp: &Experiment, loc: &Loc) -> Result<u64, parallax_export::Error
         let _ = evcodec::walk_records(last.get(at..).unwrap_or(&[]), &mut time, |_, _| {});
         end = end.max(tb.ns(time));
     }
-    Ok(end)
+    Ok((end, bytes))
 }
 
 #[derive(Clone, Copy, Debug)]

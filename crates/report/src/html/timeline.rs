@@ -34,13 +34,17 @@ pub const LOD_BUDGET: usize = 4 << 20;
 /// Slices of busy time over all locations, at most.
 pub const BUSY_BUDGET: usize = 1 << 20;
 
-/// The bin counts of the levels of detail for `locations` locations.
-pub fn levels(locations: usize) -> Vec<usize> {
+/// The bin counts of the levels of detail for `locations` locations of at
+/// most `events` events each: those that fit the budget, and no finer than
+/// eight slices per event.
+pub fn levels(locations: usize, events: u64) -> Vec<usize> {
     let n = locations.max(1);
     let v: Vec<usize> = LEVELS
         .iter()
         .copied()
-        .filter(|&b| b * n <= LOD_BUDGET)
+        .enumerate()
+        .filter(|&(i, b)| b * n <= LOD_BUDGET && (i == 0 || b as u64 / 8 <= events))
+        .map(|(_, b)| b)
         .collect();
     if v.is_empty() {
         vec![(LOD_BUDGET / n).clamp(16, LEVELS[0])]
@@ -49,9 +53,12 @@ pub fn levels(locations: usize) -> Vec<usize> {
     }
 }
 
-/// Slices of busy time per location for `locations` locations.
-pub fn busy_bins(locations: usize) -> usize {
-    (BUSY_BUDGET / locations.max(1)).clamp(16, 1 << 16)
+/// Slices of busy time per location for `locations` locations of at most
+/// `events` events each.
+pub fn busy_bins(locations: usize, events: u64) -> usize {
+    (BUSY_BUDGET / locations.max(1))
+        .min(events.saturating_mul(8).try_into().unwrap_or(usize::MAX))
+        .clamp(16, 1 << 16)
 }
 
 /// Long visits kept per location for `locations` locations.
@@ -257,18 +264,23 @@ mod tests {
 
     #[test]
     fn budgets_hold_for_any_number_of_locations() {
-        assert_eq!(levels(2), vec![1024, 8192, 65_536, 524_288]);
+        assert_eq!(levels(2, 1 << 30), vec![1024, 8192, 65_536, 524_288]);
+        assert_eq!(levels(2, 1024), vec![1024, 8192]);
+        assert_eq!(levels(2, 1023), vec![1024]);
+        assert_eq!(levels(2, 0), vec![1024]);
         for n in [1, 7, 64, 1000, 100_000, 10_000_000] {
-            let l = levels(n);
+            let l = levels(n, u64::MAX);
             assert!(!l.is_empty());
             assert!(
                 l.iter().all(|b| b * n <= LOD_BUDGET || *b == 16),
                 "{n}: {l:?}"
             );
             assert!(long_max(n) >= 1 && (long_max(n) * n <= LONG_TOTAL || long_max(n) == 1));
-            assert!(busy_bins(n) * n <= BUSY_BUDGET || busy_bins(n) == 16);
+            let bb = busy_bins(n, u64::MAX);
+            assert!(bb * n <= BUSY_BUDGET || bb == 16);
         }
-        assert_eq!(levels_needed(&levels(2), 2, 10), 1);
-        assert_eq!(levels_needed(&levels(4), 4, 40_000_000), 4);
+        assert_eq!(busy_bins(1, 10), 80);
+        assert_eq!(levels_needed(&levels(2, 10), 2, 10), 1);
+        assert_eq!(levels_needed(&levels(4, 1 << 30), 4, 40_000_000), 4);
     }
 }
