@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the fuzz targets (parallax-model's readers, and the analyses on
-# experiments made from the input) on a stable toolchain.
+# Runs the fuzz targets (parallax-model's readers, the analyses and the
+# HTML report's data on experiments made from the input) on a stable
+# toolchain.
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]
 #
@@ -16,7 +17,7 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(read_events read_defs read_profile compensate analyze)
+    targets=(read_events read_defs read_profile compensate analyze html_data)
 fi
 sanitizer="${SANITIZER:-address}"
 jobs="${JOBS:-1}"
@@ -34,7 +35,7 @@ fi
 
 # Seed each corpus with real files once, so that fuzzing starts from inputs
 # that pass the header and checksum checks.
-if [ ! -d corpus/analyze ] || [ -z "$(ls -A corpus/analyze 2>/dev/null)" ]; then
+if [ -z "$(ls -A corpus/analyze 2>/dev/null)" ] || [ -z "$(ls -A corpus/html_data 2>/dev/null)" ]; then
     cargo run --quiet --release --example seed -- corpus
 fi
 

@@ -51,6 +51,8 @@ fn main() {
         write(dir, "compensate", name, &bytes);
         write(dir, "analyze", name, &bytes);
     }
+    write(dir, "html_data", "small.bin", &html_input(10, 0));
+    write(dir, "html_data", "window.bin", &html_input(200, 1));
 }
 
 /// Region kinds of the experiments: user, send, recv, barrier, lock,
@@ -115,6 +117,55 @@ fn threads_program() -> Vec<u8> {
         ev(&mut b, 0, 0, t, 14, &[3]);
     }
     b
+}
+
+/// An input of the `html_data` target, in the order it reads its bytes:
+/// two ranks of two threads with four regions (two of them with markup and
+/// control characters in their names), nested visits with messages, a
+/// finding, at most `max_visits` single visits, a window or none.
+fn html_input(max_visits: u8, window: u8) -> Vec<u8> {
+    let mut v = vec![1, 1, 3];
+    let text = |v: &mut Vec<u8>, s: &str| {
+        v.push(s.len() as u8);
+        v.extend_from_slice(s.as_bytes());
+    };
+    for name in ["main", "work", "<!--<script>", "esc\x1b[2J"] {
+        text(&mut v, name);
+    }
+    for _rank in 0..2 {
+        text(&mut v, "node0");
+        text(&mut v, "app");
+        text(&mut v, "-n");
+        for region in 0..4u8 {
+            // Kind, source file, line.
+            v.extend_from_slice(&[region, region, 10 + region]);
+        }
+        text(&mut v, "main");
+        text(&mut v, "worker");
+        for _thread in 0..2 {
+            // Block size, start time, 4 × 16 events.
+            v.extend_from_slice(&[4, 10, 0, 16]);
+            for i in 0..8u8 {
+                // Each: a time step, then the event.
+                v.extend_from_slice(&[20, 1, 0, 1]); // enter main
+                v.extend_from_slice(&[5, 1, 1, 2]); // enter work
+                v.extend_from_slice(&[3, 0, 7, 1, 0, 64, 0]); // send to rank 1
+                v.extend_from_slice(&[9, 2, 4]); // leave
+                v.extend_from_slice(&[1, 1, 2, 3 + i % 2]); // enter a hostile name
+                v.extend_from_slice(&[2, 0, 8, 0, 0, 64, 0]); // receive from rank 0
+                v.extend_from_slice(&[7, 1, 5]); // leave
+                v.extend_from_slice(&[1, 0, 6]); // leave main
+            }
+        }
+    }
+    v.extend_from_slice(&[max_visits, window]);
+    if window != 0 {
+        v.extend_from_slice(&[100, 1, 50, 2]);
+    }
+    // One finding at 0:1 in "work", its source, then the title.
+    v.extend_from_slice(&[1, 0, 1, 1, 1, 12]);
+    text(&mut v, "<b>t</b>");
+    v
 }
 
 fn write(dir: &Path, target: &str, name: &str, bytes: &[u8]) {

@@ -58,6 +58,17 @@ impl Concurrency {
     }
 }
 
+/// Whether time with a region of `kind` innermost counts as waiting rather
+/// than busy: synchronization and the runtime's own work, except posting
+/// a semaphore and unlocking, which never wait.
+pub fn waits(kind: RegionKind) -> bool {
+    matches!(
+        kind.category(),
+        Category::Synchronization | Category::Measurement
+    ) && kind != RegionKind::SemPost
+        && kind != RegionKind::Unlock
+}
+
 /// The busy-state changes of one location in time order, read from its
 /// trace one event at a time.
 struct Changes<'a> {
@@ -75,15 +86,7 @@ struct Changes<'a> {
 impl<'a> Changes<'a> {
     fn new(exp: &'a Experiment, loc: &'a Loc, t0: f64) -> Result<Changes<'a>, Error> {
         let p = &exp.processes[loc.process];
-        let waiting = move |r: u32| {
-            p.regions.get(&r).is_some_and(|d| {
-                matches!(
-                    d.kind.category(),
-                    Category::Synchronization | Category::Measurement
-                ) && d.kind != RegionKind::SemPost
-                    && d.kind != RegionKind::Unlock
-            })
-        };
+        let waiting = move |r: u32| p.regions.get(&r).is_some_and(|d| waits(d.kind));
         Ok(Changes {
             stream: Stream::open(loc)?,
             loc,
@@ -195,6 +198,29 @@ pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
         total_ns: span.map_or(0.0, |(first, last)| last - first),
         warnings,
     })
+}
+
+/// The profile of `n` locations from all their busy-state changes (time
+/// ns, +1 on becoming busy, -1 on becoming idle), in any order: for a
+/// caller that already holds them (few enough to keep).
+pub fn from_transitions(n: usize, mut all: Vec<(f64, i32)>, warnings: Vec<String>) -> Concurrency {
+    // Ends before starts at equal times: a hand-off is not double counted.
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut time_ns = vec![0.0; n + 1];
+    let mut k: i64 = 0;
+    let mut prev = all.first().map_or(0.0, |x| x.0);
+    let start = prev;
+    for (t, d) in &all {
+        time_ns[k.clamp(0, n as i64) as usize] += t - prev;
+        k += *d as i64;
+        prev = *t;
+    }
+    Concurrency {
+        locations: n,
+        time_ns,
+        total_ns: prev - start,
+        warnings,
+    }
 }
 
 #[cfg(test)]

@@ -558,20 +558,22 @@ pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String
     }
     if b.dropped > 0 {
         warnings.push(format!(
-            "rank {} thread {thread}: more than {MAX_TRACE_NODES} call paths; {} visits of the paths beyond them are counted in \"<other paths>\"",
+            "rank {} thread {thread}: more than {MAX_NODES} call paths; {} visits of the paths beyond them are counted in \"<other paths>\"",
             p.rank, b.dropped
         ));
     }
     Ok((b.finish(), warnings))
 }
 
-/// Call paths a tree built from a trace holds; visits of paths beyond them
-/// are counted in one top-level node of region `OVERFLOW_REGION` (as the
-/// runtime's profiles do), so that a tree's memory does not grow with the
-/// trace's length.
-pub const MAX_TRACE_NODES: usize = 1 << 20;
+/// Call paths a tree built from a trace holds at most: later new paths are
+/// counted in one `<other paths>` node (as the runtime's profiles do), so
+/// that a trace of ever new paths cannot grow the tree without bound. Depth
+/// is not bounded otherwise: a recursion as deep as the nodes allow keeps
+/// every level.
+pub const MAX_NODES: usize = 1 << 20;
 
-/// Builds a call tree from enter and leave events.
+/// Builds a call tree from enter and leave events, in memory bounded by
+/// [`MAX_NODES`].
 #[derive(Debug)]
 pub struct TreeBuilder {
     tree: CallTree,
@@ -581,8 +583,6 @@ pub struct TreeBuilder {
     /// The node entered last and its key: a loop enters the same region
     /// under the same parent again and again, without a lookup.
     recent: Option<((Option<u32>, RegionId), u32)>,
-    /// The overflow node, once there is one.
-    overflow: Option<u32>,
     /// Visits counted in the overflow node.
     dropped: u64,
 }
@@ -599,7 +599,6 @@ impl TreeBuilder {
             stack: Vec::new(),
             last: 0,
             recent: None,
-            overflow: None,
             dropped: 0,
         }
     }
@@ -610,37 +609,43 @@ impl TreeBuilder {
         let key = (parent, region);
         let id = match self.recent {
             Some((k, id)) if k == key => id,
-            _ => match self.index.get(&key) {
-                Some(&id) => {
-                    self.recent = Some((key, id));
-                    id
-                }
-                None if self.tree.nodes.len() >= MAX_TRACE_NODES => {
-                    self.dropped += 1;
-                    *self.overflow.get_or_insert_with(|| {
-                        self.tree.nodes.push(Node {
-                            parent: None,
-                            region: OVERFLOW_REGION,
-                            stats: Stats::EMPTY,
-                        });
-                        (self.tree.nodes.len() - 1) as u32
-                    })
-                }
-                None => {
-                    let nodes = &mut self.tree.nodes;
-                    nodes.push(Node {
-                        parent,
-                        region,
-                        stats: Stats::EMPTY,
-                    });
-                    let id = (nodes.len() - 1) as u32;
-                    self.index.insert(key, id);
-                    self.recent = Some((key, id));
-                    id
-                }
-            },
+            _ => {
+                let id = match self.index.get(&key) {
+                    Some(&id) => id,
+                    None => self.add(key),
+                };
+                self.recent = Some((key, id));
+                id
+            }
         };
         self.stack.push((id, t, 0));
+    }
+
+    /// The node of a new path, or the overflow node once the tree is full
+    /// (paths under it are counted in it too).
+    fn add(&mut self, key: (Option<u32>, RegionId)) -> u32 {
+        let overflow = (None, OVERFLOW_REGION);
+        let full = self.tree.nodes.len() >= MAX_NODES;
+        let under_overflow = key
+            .0
+            .is_some_and(|p| self.tree.nodes[p as usize].region == OVERFLOW_REGION);
+        let key = if full || under_overflow {
+            self.dropped += 1;
+            overflow
+        } else {
+            key
+        };
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        self.tree.nodes.push(Node {
+            parent: key.0,
+            region: key.1,
+            stats: Stats::EMPTY,
+        });
+        let id = (self.tree.nodes.len() - 1) as u32;
+        self.index.insert(key, id);
+        id
     }
 
     /// The innermost region is left at `t` (a leave with nothing open is
@@ -698,6 +703,34 @@ mod tests {
             ),
             (2, 5, 20)
         );
+    }
+
+    #[test]
+    fn a_trace_of_ever_new_paths_keeps_a_bounded_tree() {
+        let mut b = TreeBuilder::new(0);
+        // Ever deeper, then ever new siblings.
+        const DEEP: u64 = 1000;
+        for i in 0..DEEP {
+            b.enter(i as u32, i);
+        }
+        for i in 0..DEEP {
+            b.leave(2000 + i);
+        }
+        for i in 0..(2 * MAX_NODES as u64) {
+            b.enter(5000 + i as u32, 10_000 + 2 * i);
+            b.leave(10_001 + 2 * i);
+        }
+        assert_eq!(b.stack.len(), 0);
+        let t = b.finish();
+        assert!(t.nodes.len() <= MAX_NODES + 1, "{}", t.nodes.len());
+        let other = t
+            .nodes
+            .iter()
+            .find(|n| n.region == OVERFLOW_REGION)
+            .expect("an overflow node");
+        assert!(other.stats.count > MAX_NODES as u64 - DEEP);
+        // The outermost region kept its whole visit.
+        assert_eq!(t.nodes[0].stats.inclusive, 2000 + DEEP - 1);
     }
 
     #[test]

@@ -117,14 +117,45 @@ fn mouse_click(b: &mut Browser, x: f64, y: f64) {
     }
 }
 
-fn canvas_box(b: &mut Browser, selector: &str) -> (f64, f64, f64, f64) {
+/// Where to click on the first timeline to hit a visit of location row
+/// `row`, from the page's own data: the middle of the visible part of the
+/// visit with the widest part in view (page coordinates), and the names of
+/// the regions visited there (the click names the innermost).
+fn visit_to_click(b: &mut Browser, row: usize) -> (f64, f64, Vec<String>) {
     let v: Value = b
         .eval(&format!(
-            "(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }})()"
+            "(() => {{
+              const tl = pxState.timelines[0], L = tl.rowsLayout(), v = tl.view, row = {row};
+              const lists = [tl.long, ...tl.tiles].filter(x => x);
+              let best = null;
+              for (const u of lists) for (let i = 0; i < u.n; i++) {{
+                if (u.cols[4][i] !== row) continue;
+                const a = Math.max(u.cols[0][i], v.t0), e = Math.min(u.cols[0][i] + u.cols[1][i], v.t1);
+                if (e > a && (!best || e - a > best.w)) best = {{ w: e - a, t: (a + e) / 2 }};
+              }}
+              if (!best) return null;
+              const names = [];
+              for (const u of lists) for (let i = 0; i < u.n; i++) {{
+                const a = u.cols[0][i], e = a + u.cols[1][i];
+                if (u.cols[4][i] === row && a <= best.t && best.t <= e) names.push(tl.d.regions[u.cols[2][i]].name);
+              }}
+              const r = tl.canvas.getBoundingClientRect();
+              return {{ x: r.left + (best.t - v.t0) / (v.t1 - v.t0) * r.width,
+                        y: r.top + (L.top + (tl.slot(L, row) + 0.5) * L.rowH) * r.height / tl.canvas.height,
+                        px: best.w / (v.t1 - v.t0) * r.width, names }};
+            }})()"
         ))
         .unwrap();
-    let f = |i: usize| v[i].as_f64().unwrap();
-    (f(0), f(1), f(2), f(3))
+    assert!(!v.is_null(), "no visit of row {row} in view");
+    // Wide enough that a click cannot miss it by rounding.
+    assert!(v["px"].as_f64().unwrap() >= 4.0, "{v}");
+    let names = v["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    (v["x"].as_f64().unwrap(), v["y"].as_f64().unwrap(), names)
 }
 
 #[test]
@@ -269,14 +300,16 @@ fn demo_report_views_work_in_chromium() {
     )
     .unwrap();
     assert_eq!(text(&mut b, "pxState.timelines[0].mode"), "visits");
-    let (x, y, w, _) = canvas_box(&mut b, "#view-timeline canvas");
-    // Second row (a worker), in the middle of the view.
-    let row_y = b.eval("(() => { const L = pxState.timelines[0].rowsLayout(); return L.top + 1.5 * L.rowH; })()").unwrap().as_f64().unwrap();
-    mouse_click(&mut b, x + w / 2.0, y + row_y * 900.0 / 900.0);
+    // A click on a visit of the second row (a worker), chosen from the
+    // page's data: the middle of the visit with the widest part in view.
+    let target = visit_to_click(&mut b, 1);
+    mouse_click(&mut b, target.0, target.1);
     let info = text(&mut b, "pxState.timelines[0].info.textContent");
+    assert!(info.contains("duration"), "{info}");
     assert!(
-        info.contains("duration") || info.contains("mostly"),
-        "{info}"
+        target.2.iter().any(|n| info.contains(&format!(": {n} ("))),
+        "{info} names none of {:?}",
+        target.2
     );
     shot(&mut b, &shots, "timeline");
 
@@ -519,5 +552,428 @@ fn a_profile_without_trace_shows_every_view_but_the_timeline() {
             .contains("no event trace")
     );
     assert!(count(&mut b, "#view-profile table.flat tbody tr") >= 5);
+    assert_clean(&b);
+}
+
+/// The texts of the first column of the flat profile.
+fn flat_names(b: &mut Browser) -> Vec<String> {
+    click(b, "nav-profile");
+    b.eval("[...document.querySelectorAll('#view-profile table.flat tbody tr td:first-child')].map(e => e.textContent)")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn names_that_are_markup_show_literally_and_the_page_works() {
+    let d = tmp("html-markup");
+    let exp = d.join("e");
+    let names = [
+        "<!--<script>",
+        "</script><script>window.pwned = 1</script>",
+        "a&amp;b <b>bold</b> ]]> \u{2028}",
+    ];
+    let regions: Vec<(&str, &str, u32)> = names.iter().map(|n| (*n, "", 0)).collect();
+    synth::named_regions(&exp, &regions, "<!--", "<script>", 3);
+    let out = d.join("e.html");
+    let title = "<!--<script>title</script>";
+    html(
+        &[
+            exp.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--no-analysis",
+            "--title",
+            title,
+        ],
+        &d,
+    );
+    let mut b = browser();
+    // The page gets drawn: nothing in it ended its script early.
+    open(&mut b, &out);
+    assert_eq!(b.eval("typeof window.pwned").unwrap(), json!("undefined"));
+    assert_eq!(text(&mut b, "document.title"), title);
+    assert_eq!(
+        text(&mut b, "document.querySelector('header h1').textContent"),
+        title
+    );
+    let shown = flat_names(&mut b);
+    for n in names {
+        let n = n.replace('\u{2028}', "\\u{2028}");
+        assert!(shown.contains(&n), "{n:?} not in {shown:?}");
+    }
+    assert_eq!(count(&mut b, "#view-profile table b"), 0);
+    click(&mut b, "nav-timeline");
+    assert_eq!(
+        text(&mut b, "pxState.timelines[0].t.labels[0]"),
+        "rank 0 thread 0 (<!--)"
+    );
+    assert!(text(
+        &mut b,
+        "document.querySelector('#view-timeline .legend').textContent"
+    )
+    .contains(names[0]));
+    click(&mut b, "nav-summary");
+    assert!(text(&mut b, "document.getElementById('view-summary').innerText").contains("<script>"));
+    assert_clean(&b);
+}
+
+#[test]
+fn control_characters_in_names_are_inert() {
+    let d = tmp("html-control");
+    let exp = d.join("e");
+    let names = [
+        ("esc\x1b[2Jred", "esc\\x1b[2Jred"),
+        ("rtl\u{202e}gnp.exe", "rtl\\u{202e}gnp.exe"),
+        ("two\nlines\r", "two\\x0alines\\x0d"),
+        ("bell\x07\x00nul\u{85}", "bell\\x07\\x00nul\\x85"),
+        ("tab\tstays", "tab\tstays"),
+    ];
+    let regions: Vec<(&str, &str, u32)> = names.iter().map(|n| (n.0, "", 0)).collect();
+    synth::named_regions(&exp, &regions, "th\x1b]0;x\x07", "prog", 3);
+    let out = d.join("e.html");
+    let svg = d.join("svg");
+    html(
+        &[
+            exp.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--no-analysis",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        &d,
+    );
+    let mut b = browser();
+    open(&mut b, &out);
+    let shown = flat_names(&mut b);
+    for (_, inert) in names {
+        assert!(
+            shown.contains(&inert.to_string()),
+            "{inert:?} not in {shown:?}"
+        );
+    }
+    click(&mut b, "nav-timeline");
+    assert_eq!(
+        text(&mut b, "pxState.timelines[0].t.labels[0]"),
+        "rank 0 thread 0 (th\\x1b]0;x\\x07)"
+    );
+    // Nothing the page shows holds a control character but tabs and the
+    // page's own line breaks.
+    let all = text(
+        &mut b,
+        "(() => { const c = document.body.cloneNode(true); c.querySelectorAll('script').forEach(s => s.remove()); return c.textContent; })()",
+    );
+    let bad: Vec<char> = all
+        .chars()
+        .filter(|&c| (c.is_control() && c != '\t' && c != '\n') || c == '\u{202e}')
+        .collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_clean(&b);
+    // The SVG charts too: XML allows no control characters but tab and
+    // line breaks.
+    let profile = std::fs::read_to_string(svg.join("profile.svg")).unwrap();
+    assert!(profile.contains("esc\\x1b[2Jred"), "{profile}");
+    assert!(
+        !profile
+            .chars()
+            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}'),
+        "{profile}"
+    );
+}
+
+/// Runs `parallax html ARGS`, failing if it takes more than a minute.
+fn html_within_a_minute(args: &[&str]) -> String {
+    let mut child = parallax()
+        .arg("html")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let end = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            assert!(st.success(), "{err}");
+            return err;
+        }
+        if std::time::Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("parallax html {args:?} did not finish in a minute");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn source_lines_come_only_from_regular_source_files() {
+    let d = tmp("html-source");
+    // A file a crafted experiment may name, without a source extension.
+    let secret = d.join("shadow");
+    std::fs::write(
+        &secret,
+        "root:$6$SECRETHASH:19000:0:99999:7:::\n".repeat(20),
+    )
+    .unwrap();
+    let link = d.join("evil.c");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    // Reading a FIFO waits for a writer: it must not even be opened so.
+    let fifo = d.join("pipe.c");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let good = d.join("kernel.c");
+    let lines: String = (1..=30).map(|i| format!("int line_{i};\n")).collect();
+    std::fs::write(&good, lines).unwrap();
+    let p = |x: &std::path::Path| x.to_str().unwrap().to_string();
+    let (secret_s, link_s, fifo_s, good_s) = (p(&secret), p(&link), p(&fifo), p(&good));
+    let regions = [
+        ("fifo_region", fifo_s.as_str(), 1),
+        ("secret_region", secret_s.as_str(), 3),
+        ("link_region", link_s.as_str(), 3),
+        ("zero_region", "/dev/zero", 1),
+        ("good_region", good_s.as_str(), 10),
+    ];
+    let exp = d.join("e");
+    synth::named_regions(&exp, &regions, "main", "prog", 2);
+    let findings: Vec<Value> = regions
+        .iter()
+        .map(|r| json!({"pattern": "wait_at_barrier", "severity_s": 0.001, "rank": 0, "thread": 0, "region": r.0}))
+        .collect();
+    let ffile = d.join("findings.json");
+    std::fs::write(&ffile, json!({ "findings": findings }).to_string()).unwrap();
+    let out = d.join("e.html");
+    html_within_a_minute(&[
+        exp.to_str().unwrap(),
+        "--findings",
+        ffile.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(!page.contains("SECRETHASH"), "the secret is in the page");
+    assert!(page.contains("int line_10;"));
+    let mut b = browser();
+    open(&mut b, &out);
+    click(&mut b, "nav-findings");
+    let mut why = Vec::new();
+    for (i, r) in regions.iter().enumerate() {
+        b.eval(&format!(
+            "[...document.querySelectorAll('#view-findings table.findings tbody tr')].find(tr => tr.textContent.includes('{}')).click()",
+            r.0
+        ))
+        .unwrap();
+        click(&mut b, "nav-findings");
+        let note = text(
+            &mut b,
+            "(document.querySelector('#view-findings .source-note') || {}).textContent || ''",
+        );
+        let src = text(
+            &mut b,
+            "(document.querySelector('#view-findings pre.src') || {}).textContent || ''",
+        );
+        if i == 4 {
+            assert!(
+                src.contains("int line_10;") && note.is_empty(),
+                "{src} {note}"
+            );
+        } else {
+            assert!(
+                src.is_empty() && note.contains("is not embedded"),
+                "{}: {note}",
+                r.0
+            );
+            why.push(note);
+        }
+    }
+    assert!(why[0].contains("not a regular file"), "{}", why[0]);
+    assert!(why[1].contains("not a source file"), "{}", why[1]);
+    assert!(why[2].contains("which is not a source file"), "{}", why[2]);
+    assert!(why[3].contains("not a source file"), "{}", why[3]);
+    assert_clean(&b);
+}
+
+/// Peak resident memory (KiB) of `parallax ARGS`, which must succeed.
+// `wait4` reaps the child, with its resource usage.
+#[allow(clippy::zombie_processes)]
+fn peak_rss_kib(args: &[&str], stderr_to: &Path) -> u64 {
+    let child = parallax()
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(stderr_to).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    let err = std::fs::read_to_string(stderr_to).unwrap();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{err}"
+    );
+    usage.ru_maxrss as u64
+}
+
+#[test]
+fn memory_and_page_size_do_not_grow_with_the_trace() {
+    let d = tmp("html-memory");
+    let mut figures = Vec::new();
+    for iterations in [2_500, 50_000] {
+        let exp = d.join(format!("e{iterations}"));
+        let events = synth::mpi_like(&exp, 4, iterations);
+        let out = d.join(format!("e{iterations}.html"));
+        let rss = peak_rss_kib(
+            &[
+                "html",
+                exp.to_str().unwrap(),
+                "--no-analysis",
+                "--max-visits",
+                "10000",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &d.join("stderr"),
+        );
+        let size = std::fs::metadata(&out).unwrap().len();
+        eprintln!("{events} events: peak RSS {rss} KiB, page {size} bytes");
+        figures.push((events, rss, size));
+        std::fs::remove_dir_all(&exp).unwrap();
+    }
+    let ((e0, rss0, size0), (e1, rss1, size1)) = (figures[0], figures[1]);
+    assert!(e1 >= 19 * e0);
+    // Twenty times the events: the same memory and page, within a few
+    // percent (allocator and page layout noise).
+    assert!(rss1 <= rss0 + rss0 / 10, "{rss0} KiB then {rss1} KiB");
+    assert!(
+        size1 <= size0 + size0 / 10,
+        "{size0} bytes then {size1} bytes"
+    );
+}
+
+#[test]
+fn a_summarized_trace_says_what_it_holds_and_zooms_to_single_visits_within_it() {
+    let d = tmp("html-summarized");
+    let exp = d.join("e");
+    // 80 008 events, 32 004 visits over 168 ms.
+    synth::mpi_like(&exp, 4, 2_000);
+    let out = d.join("e.html");
+    let msg = html(
+        &[
+            exp.to_str().unwrap(),
+            "--no-analysis",
+            "--max-visits",
+            "4000",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &d,
+    );
+    assert!(msg.contains("single visits for 0.000000 s to"), "{msg}");
+    let mut b = browser();
+    open(&mut b, &out);
+    assert!(
+        text(&mut b, "document.getElementById('view-summary').innerText")
+            .contains("single visits of")
+    );
+    click(&mut b, "nav-timeline");
+    let note = text(&mut b, "document.getElementById('tl-detail').textContent");
+    assert!(
+        note.contains("--window") && note.contains("of 32,004 visits"),
+        "{note}"
+    );
+    let detail = b.eval("pxState.timelines[0].detail").unwrap();
+    let (t0, t1) = (
+        detail["t0"].as_f64().unwrap(),
+        detail["t1"].as_f64().unwrap(),
+    );
+    let span = b
+        .eval("pxState.timelines[0].t.span")
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!(t0 == 0.0 && t1 > 0.05 * span && t1 < 0.5 * span, "{detail}");
+    assert!(detail["kept"].as_u64().unwrap() <= 4000, "{detail}");
+    // Within the detail: single visits, and a click names one.
+    let zoom = |b: &mut Browser, a: f64, e: f64, mode: &str| {
+        let n = b
+            .eval("pxState.timelines[0].drawn")
+            .unwrap()
+            .as_u64()
+            .unwrap();
+        b.eval(&format!("pxState.timelines[0].setView({a}, {e})"))
+            .unwrap();
+        b.wait_for(
+            &format!("pxState.timelines[0].drawn > {n}"),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        let m = text(b, "pxState.timelines[0].mode");
+        assert!(m.starts_with(mode), "{m} at {a}..{e}");
+    };
+    zoom(&mut b, 0.4 * t1, 0.45 * t1, "visits");
+    let target = visit_to_click(&mut b, 2);
+    mouse_click(&mut b, target.0, target.1);
+    let info = text(&mut b, "pxState.timelines[0].info.textContent");
+    assert!(info.contains("duration"), "{info}");
+    // Across its end: visits on one side, the summary on the other.
+    zoom(&mut b, t1 - 100_000.0, t1 + 100_000.0, "visits and summary");
+    shot(&mut b, &d, "summarized-edge");
+    // Past it, zoomed as far: the summary, and a click says how to see
+    // single visits there.
+    let a = 0.8 * span;
+    zoom(&mut b, a, a + 50_000.0, "level");
+    let (x, y) = {
+        let v = b
+            .eval("(() => { const tl = pxState.timelines[0], L = tl.rowsLayout(), r = tl.canvas.getBoundingClientRect(); return [r.left + r.width / 2, r.top + (L.top + 0.5 * L.rowH) * r.height / tl.canvas.height]; })()")
+            .unwrap();
+        (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+    };
+    mouse_click(&mut b, x, y);
+    let info = text(&mut b, "pxState.timelines[0].info.textContent");
+    assert!(
+        info.contains("mostly") && info.contains("--window"),
+        "{info}"
+    );
+    // More changes between busy and waiting than the page follows: an
+    // estimate, and the page says so.
+    click(&mut b, "nav-concurrency");
+    assert_eq!(count(&mut b, "#conc-estimate"), 1);
+    assert_clean(&b);
+
+    // A window asked for: its single visits, and the timeline opens there.
+    let out = d.join("w.html");
+    html(
+        &[
+            exp.to_str().unwrap(),
+            "--no-analysis",
+            "--window",
+            "100ms..101ms",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &d,
+    );
+    open(&mut b, &out);
+    click(&mut b, "nav-timeline");
+    b.wait_for(
+        "pxState.timelines[0].mode === 'visits'",
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    let view = b
+        .eval("[pxState.timelines[0].view.t0, pxState.timelines[0].view.t1]")
+        .unwrap();
+    assert_eq!(view, json!([100_000_000, 101_000_000]));
+    assert!(
+        text(&mut b, "document.getElementById('tl-detail').textContent")
+            .contains("window asked for")
+    );
     assert_clean(&b);
 }

@@ -181,6 +181,12 @@ pub struct Flows {
 }
 
 impl Flows {
+    /// Channels (communicator, sender, receiver, tag) counted so far: what
+    /// its memory grows with.
+    pub fn channels(&self) -> usize {
+        self.sends.len() + self.recvs.len()
+    }
+
     /// The arrow end of event `kind` at rank `rank`, if it has one.
     pub fn of(&mut self, rank: u32, kind: &EventKind) -> Option<FlowEnd> {
         use EventKind::*;

@@ -11,11 +11,12 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Whether `c` must not reach a terminal as it is: C0 and C1 controls, DEL,
-/// and the bidirectional overrides and isolates (which reorder what
-/// follows them on screen).
-fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// Whether `c` must not reach a reader as it is: C0 and C1 controls, DEL,
+/// the line and paragraph separators, and the bidirectional marks,
+/// overrides and isolates (which reorder what follows them on screen).
+pub fn is_inert(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 fn escape(c: char, out: &mut String) {
@@ -33,7 +34,7 @@ fn escape(c: char, out: &mut String) {
 }
 
 fn inert_keeping(s: &str, keep_newline: bool) -> Cow<'_, str> {
-    let needs = |c: char| is_control(c) && !(keep_newline && c == '\n');
+    let needs = |c: char| is_inert(c) && !(keep_newline && c == '\n');
     if !s.chars().any(needs) {
         return Cow::Borrowed(s);
     }

@@ -101,14 +101,17 @@ impl Progress {
         bar.set_message(what.to_string());
         let shown = bar.clone();
         // The bar appears after a second, from a thread of its own, so that
-        // a step with no increments still shows it is alive.
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(1));
-            if !shown.is_finished() && std::io::stderr().is_terminal() {
-                shown.set_draw_target(ProgressDrawTarget::stderr());
-                shown.enable_steady_tick(Duration::from_millis(120));
-            }
-        });
+        // a step with no increments still shows it is alive; off a
+        // terminal there is nothing to show, and no thread.
+        if std::io::stderr().is_terminal() {
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(1));
+                if !shown.is_finished() {
+                    shown.set_draw_target(ProgressDrawTarget::stderr());
+                    shown.enable_steady_tick(Duration::from_millis(120));
+                }
+            });
+        }
         Progress { bar }
     }
 

@@ -118,3 +118,82 @@ pub fn mpi_like(dir: &Path, ranks: u32, iterations: u64) -> u64 {
     }
     total
 }
+
+/// One process of one thread (named `thread`, of program `program`) that
+/// visits the regions `regions` (name, source file, line) one after
+/// another, `reps` times, 1 µs each: an experiment whose names and source
+/// places are whatever a test needs. Returns the number of events.
+pub fn named_regions(
+    dir: &Path,
+    regions: &[(&str, &str, u32)],
+    thread: &str,
+    program: &str,
+    reps: u64,
+) -> u64 {
+    let pdir = dir.join(rank_dir(0));
+    std::fs::create_dir_all(&pdir).unwrap();
+    let start_unix = 1_790_000_000_000_000_000u64;
+    let end = 1_000 + reps * regions.len() as u64 * 1_000 + 1_000;
+    let mut defs = vec![
+        Def::Process(ProcessInfo {
+            rank: 0,
+            ranks: 1,
+            pid: 4242,
+            host: "node0".into(),
+            program: program.into(),
+            args: vec![],
+            start_unix_ns: start_unix,
+            mode: Mode::Trace,
+            version: "synthetic".into(),
+        }),
+        Def::Clock {
+            source: ClockSource::Monotonic,
+            nominal_hz: 1e9,
+        },
+        Def::ClockSync {
+            tick: 0,
+            mono_ns: 5_000_000_000,
+            unix_ns: start_unix,
+        },
+        Def::ClockSync {
+            tick: end,
+            mono_ns: 5_000_000_000 + end,
+            unix_ns: start_unix + end,
+        },
+        Def::Location {
+            thread: 0,
+            name: thread.into(),
+            os_tid: 4242,
+        },
+        Def::End {
+            unix_ns: start_unix + end,
+        },
+    ];
+    for (i, (name, file, line)) in regions.iter().enumerate() {
+        defs.push(Def::Region {
+            id: i as u32 + 1,
+            kind: RegionKind::Function,
+            name: name.to_string(),
+            file: file.to_string(),
+            line: *line,
+        });
+    }
+    write_defs(&pdir, 0, &defs).unwrap();
+    let mut w = EventWriter::create(&pdir.join(events_file(0)), 0, 0, 64 << 10).unwrap();
+    let mut n = 0;
+    let mut t = 1_000;
+    for _ in 0..reps {
+        for i in 0..regions.len() as u32 {
+            for kind in [
+                EventKind::Enter { region: i + 1 },
+                EventKind::Leave { region: i + 1 },
+            ] {
+                w.push(&Event { time: t, kind }).unwrap();
+                n += 1;
+                t += 500;
+            }
+        }
+    }
+    w.finish().unwrap();
+    n
+}

@@ -1,8 +1,9 @@
 //! The page's data for one experiment: summary, regions, locations,
 //! profiles, load balance, concurrency, timeline, communication matrix and
-//! findings, as JSON.
+//! findings, as JSON. The trace is read in passes of bounded memory
+//! ([`scan`]), whatever its length.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use parallax_analysis::concurrency;
 use parallax_analysis::executor::Executor;
@@ -10,11 +11,14 @@ use parallax_analysis::profile::{ExperimentProfile, Source, Times};
 use parallax_db::Finding;
 use parallax_export::stream::{self, Loc};
 use parallax_export::Selection;
+use parallax_model::event::UNKNOWN_REGION;
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
 use serde_json::{json, Value};
 
-use super::timeline::{self, LocTrace};
+use super::bins::Slices;
+use super::scan::{self, LocScan, Plan, Wanted};
+use super::{source, timeline};
 use crate::svg;
 use crate::term::Progress;
 
@@ -29,6 +33,9 @@ pub struct Built {
     pub arrows: u64,
     /// Problems met (cut-short streams); the data before each was used.
     pub warnings: Vec<String>,
+    /// When the page holds single visits of part of the run only: that
+    /// part (ns) and the visits in it.
+    pub detail: Option<(u64, u64, u64)>,
     /// The charts' data, for standalone SVG.
     pub charts: Charts,
 }
@@ -84,18 +91,46 @@ const CATS: [Category; 5] = [
     Category::Measurement,
 ];
 
+/// Single visits the page holds at most, by default: a trace of about
+/// 10 M events opens in well under a second with all of its visits.
+pub const MAX_VISITS: usize = 6_000_000;
+
+/// How much of the trace the page holds in full detail.
+#[derive(Clone, Copy, Debug)]
+pub struct Detail {
+    /// Single visits at most (also: arrow ends at most a quarter of it,
+    /// busy-state changes for the exact concurrency profile at most as
+    /// many).
+    pub max_visits: usize,
+    /// The time range (ns since the start of the run) to take the single
+    /// visits from; the whole run by default.
+    pub window: Option<(u64, u64)>,
+}
+
+impl Default for Detail {
+    fn default() -> Detail {
+        Detail {
+            max_visits: MAX_VISITS,
+            window: None,
+        }
+    }
+}
+
 /// The data of `exp` for the page, with `findings` placed on its timeline.
 pub fn experiment(
     exp: &Experiment,
     findings: &[Finding],
+    detail: &Detail,
     built: &mut Built,
 ) -> Result<Value, super::Error> {
-    let prof = ExperimentProfile::load(exp)?;
+    let pool = Executor::pool();
+    let prof = ExperimentProfile::load_with(exp, pool)?;
     built.warnings.extend(prof.warnings.iter().cloned());
 
     // Regions unified by (name, kind) across processes.
     let mut index: HashMap<(String, &'static str), u32> = HashMap::new();
     let mut regions: Vec<Value> = Vec::new();
+    let mut waiting: Vec<bool> = Vec::new();
     let mut by_process: Vec<HashMap<u32, u32>> = vec![HashMap::new(); exp.processes.len()];
     let mut intern = |pi: usize, id: u32, by_process: &mut Vec<HashMap<u32, u32>>| -> u32 {
         if let Some(&g) = by_process[pi].get(&id) {
@@ -106,15 +141,15 @@ pub fn experiment(
             Some(r) => (r.name.clone(), r.kind.name(), r.file.clone(), r.line),
             None => (stream::region_name(p, id), "user", String::new(), 0),
         };
-        let cat = p
-            .regions
-            .get(&id)
-            .map_or(Category::Computation, |r| r.kind.category());
+        let def = p.regions.get(&id);
+        let cat = def.map_or(Category::Computation, |r| r.kind.category());
+        let waits = def.is_some_and(|r| concurrency::waits(r.kind));
         let n = regions.len() as u32;
         let g = *index.entry((name.clone(), kind)).or_insert_with(|| {
             regions.push(
                 json!({"name": name, "kind": kind, "cat": cat.name(), "file": file, "line": line}),
             );
+            waiting.push(waits);
             n
         });
         by_process[pi].insert(id, g);
@@ -162,58 +197,196 @@ pub fn experiment(
             .push((format!("{}:{}", l.rank, l.thread), row));
     }
 
-    // The timeline, one pass per traced location.
+    // The timeline: the run's length first, then one pass per traced
+    // location. Regions the definitions and profiles do not name are
+    // shown as unknown.
     let tlocs = stream::locations(exp, &Selection::default())?;
     let tlocs: Vec<Loc> = tlocs.into_iter().filter(|l| l.has_events).collect();
-    let map: Vec<HashMap<u32, u32>> = by_process.clone();
-    let progress = Progress::new("reading the trace", tlocs.len() as u64);
-    let traces: Vec<Result<LocTrace, parallax_export::Error>> =
-        Executor::pool().map(tlocs.len(), |i| {
-            let r = timeline::scan(exp, &tlocs[i], &|pi, id| {
-                map[pi].get(&id).copied().unwrap_or(u32::MAX)
-            });
-            progress.inc(1);
-            r
-        });
-    drop(progress);
-    let mut traces: Vec<LocTrace> = traces.into_iter().collect::<Result<_, _>>()?;
-    // Visits of regions defined after the pass began (none in practice)
-    // fall back to the region table here.
-    for (i, t) in traces.iter_mut().enumerate() {
-        for v in &mut t.visits {
-            if v.region == u32::MAX {
-                v.region = intern(tlocs[i].process, u32::MAX, &mut by_process);
+    let unknown: Vec<u32> = (0..exp.processes.len())
+        .map(|pi| intern(pi, UNKNOWN_REGION, &mut by_process))
+        .collect();
+    let n = tlocs.len();
+    let progress = Progress::new("reading the trace", 2 * n as u64);
+    let extents: Vec<Result<(u64, u64), parallax_export::Error>> = pool.map(n, |i| {
+        let r = scan::extent(exp, &tlocs[i]);
+        progress.inc(1);
+        r
+    });
+    let extents = extents.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let span = extents.iter().map(|e| e.0).max().unwrap_or(0).max(1);
+    // Every event takes a byte at least: slices much finer than a
+    // location's events would show nothing more.
+    let most_events = extents.iter().map(|e| e.1).max().unwrap_or(0);
+    let quota = (detail.max_visits / n.max(1)).min(u32::MAX as usize - 1);
+    let window = detail.window.unwrap_or((0, u64::MAX));
+    let plan = Plan {
+        span,
+        levels: timeline::levels(n, most_events),
+        busy_bins: timeline::busy_bins(n, most_events),
+        long_min: timeline::long_min(span),
+        long_max: timeline::long_max(n),
+        visits: quota,
+        flows: quota / 4,
+        transitions: quota,
+        detail_only: false,
+        window,
+        ranks: exp.processes.iter().map(|p| p.rank + 1).max().unwrap_or(0),
+    };
+    let region_of = |name: &str| {
+        regions
+            .iter()
+            .position(|r| r.get("name").and_then(Value::as_str) == Some(name))
+            .map(|r| r as u32)
+    };
+    let mut wanted = vec![Wanted::default(); n];
+    for f in findings {
+        if let Some(row) = finding_row(f, &tlocs) {
+            match f.region.as_deref().map(region_of) {
+                Some(Some(r)) => {
+                    wanted[row].regions.insert(r);
+                }
+                Some(None) => {}
+                None => wanted[row].any = true,
             }
         }
+    }
+    // Region ids are small numbers: most are looked up in a table.
+    let dense: Vec<Vec<u32>> = by_process
+        .iter()
+        .zip(&unknown)
+        .map(|(m, &unk)| {
+            let len = m
+                .keys()
+                .filter(|&&id| id < DENSE)
+                .max()
+                .map_or(0, |&id| id + 1);
+            let mut v = vec![unk; len as usize];
+            for (&id, &g) in m.iter().filter(|(&id, _)| id < DENSE) {
+                v[id as usize] = g;
+            }
+            v
+        })
+        .collect();
+    let region_in = |pi: usize| {
+        let (d, m, unk) = (&dense[pi], &by_process[pi], unknown[pi]);
+        move |id: u32| match d.get(id as usize) {
+            Some(&g) => g,
+            None => m.get(&id).copied().unwrap_or(unk),
+        }
+    };
+    let scans: Vec<Result<LocScan, parallax_export::Error>> = pool.map(n, |i| {
+        let r = scan::scan(
+            exp,
+            &tlocs[i],
+            &plan,
+            &region_in(tlocs[i].process),
+            &|g| waiting.get(g as usize).copied().unwrap_or(false),
+            &wanted[i],
+        );
+        progress.inc(1);
+        r
+    });
+    drop(progress);
+    let mut scans: Vec<LocScan> = scans.into_iter().collect::<Result<_, _>>()?;
+
+    // The detail ends where the first location's ran out, so that it is
+    // the same time range for all. When a location ran out early (one
+    // thread alone at the start of a run, say), a second pass takes the
+    // single visits of every location up to the time at which, by the
+    // first pass's counts, all of them fill the page's share.
+    let mut cut = scans.iter().filter_map(|s| s.cut).min();
+    if cut.is_some() {
+        if let Some((until, last)) = detail_end(&scans, &plan, detail.max_visits) {
+            let first = Slices::new(plan.span, plan.busy_bins).of(window.0);
+            let again = Plan {
+                window: (window.0, until),
+                ..plan.clone()
+            };
+            for s in &mut scans {
+                s.visits = Vec::new();
+                s.flows = Vec::new();
+            }
+            let progress = Progress::new("reading single visits", n as u64);
+            let rows: Vec<Result<LocScan, parallax_export::Error>> = pool.map(n, |i| {
+                let s = &scans[i];
+                let quota: u64 = s.items[first..last].iter().map(|&c| c as u64).sum::<u64>()
+                    + s.crossing as u64
+                    + 1;
+                let r = scan::detail(
+                    exp,
+                    &tlocs[i],
+                    &again,
+                    quota as usize,
+                    &region_in(tlocs[i].process),
+                );
+                progress.inc(1);
+                r
+            });
+            drop(progress);
+            for (s, d) in scans.iter_mut().zip(rows) {
+                let d = d?;
+                s.visits = d.visits;
+                s.flows = d.flows;
+                s.cut = d.cut;
+            }
+            cut = scans
+                .iter()
+                .filter_map(|s| s.cut)
+                .min()
+                .or((until < window.1).then_some(until));
+        }
+    }
+    let t1 = cut.unwrap_or(window.1).min(span);
+    for s in &mut scans {
+        let v = s.visits.partition_point(|v| v.start < t1);
+        s.visits.truncate(v);
+        let f = s.flows.partition_point(|f| f.2 < t1);
+        s.flows.truncate(f);
+    }
+    let complete = cut.is_none() && detail.window.is_none();
+    for (i, t) in scans.iter().enumerate() {
         if let Some(w) = &t.warning {
             built.warnings.push(format!("{}: {w}", tlocs[i].label()));
         }
     }
-    let timeline = if traces.is_empty() {
+    let deep: u64 = scans.iter().map(|s| s.too_deep).sum();
+    if deep > 0 {
+        built.warnings.push(format!(
+            "{deep} visits nested deeper than {} regions are not shown",
+            scan::MAX_DEPTH
+        ));
+    }
+    let elsewhere: u64 = scans.iter().map(|s| s.sent_elsewhere).sum();
+    if elsewhere > 0 {
+        built.warnings.push(format!(
+            "{elsewhere} messages to ranks outside the experiment are not in the matrix"
+        ));
+    }
+    let rows: Vec<&LocScan> = scans.iter().collect();
+    let visits: u64 = scans.iter().map(|s| s.visits_total).sum();
+    let kept: u64 = scans.iter().map(|s| s.visits.len() as u64).sum();
+    let timeline = if scans.is_empty() {
         Value::Null
     } else {
-        let span = traces.iter().map(|t| t.end).max().unwrap_or(0).max(1);
-        let visits: usize = traces.iter().map(|t| t.visits.len()).sum();
-        let levels = timeline::levels(traces.len(), visits);
-        let progress = Progress::new("levels of detail", 0);
-        let rows: Vec<&[timeline::Visit]> = traces.iter().map(|t| t.visits.as_slice()).collect();
-        let mut layout = timeline::layout(&rows, span, &levels);
-        drop(progress);
-        let arrows = timeline::arrows(&traces);
+        let levels = if complete {
+            timeline::levels_needed(&plan.levels, n, visits)
+        } else {
+            plan.levels.len()
+        };
+        let mut layout = timeline::layout(&rows, levels);
+        let arrows = timeline::arrows(&rows);
         built.charts.span = span as f64;
-        built.charts.timeline = traces
+        built.charts.timeline = scans
             .iter()
             .zip(&tlocs)
-            .map(|(t, l)| {
-                (
-                    format!("{}:{}", l.rank, l.thread),
-                    timeline::dominant(&t.visits, span, levels[0]),
-                )
-            })
+            .map(|(t, l)| (format!("{}:{}", l.rank, l.thread), t.lod[0].clone()))
             .collect();
-        built.events += traces.iter().map(|t| t.events).sum::<u64>();
-        built.visits += visits as u64;
+        built.events += scans.iter().map(|t| t.events).sum::<u64>();
+        built.visits += visits;
         built.arrows += arrows.len() as u64;
+        if !complete {
+            built.detail = Some((window.0.min(t1), t1, kept));
+        }
         // Timeline rows name profile locations by index.
         let row_loc: Vec<i64> = tlocs
             .iter()
@@ -230,8 +403,13 @@ pub fn experiment(
             .map(|l| format!("{}:{}", l.rank, l.thread))
             .collect();
         let mut v = json!({
-            "span": span, "levels": levels, "labels": labels, "short": short, "loc": row_loc,
-            "arrows": arrows.encode(), "narrows": arrows.len(),
+            "span": span, "levels": &plan.levels[..levels], "labels": labels, "short": short,
+            "loc": row_loc, "arrows": arrows.encode(), "narrows": arrows.len(),
+            "detail": {
+                "t0": window.0.min(t1), "t1": t1, "complete": complete,
+                "visits": visits, "kept": kept, "max_visits": detail.max_visits,
+                "window": detail.window.is_some(),
+            },
         });
         if let (Some(v), Some(l)) = (v.as_object_mut(), layout.as_object_mut()) {
             v.append(l);
@@ -241,7 +419,7 @@ pub fn experiment(
 
     // Communication matrix by rank.
     let mut cells: BTreeMap<(u32, u32), (u64, u64)> = BTreeMap::new();
-    for (i, t) in traces.iter().enumerate() {
+    for (i, t) in scans.iter().enumerate() {
         for (&peer, &(n, b)) in &t.sent {
             let c = cells.entry((tlocs[i].rank, peer)).or_default();
             c.0 += n;
@@ -249,17 +427,11 @@ pub fn experiment(
         }
     }
     let matrix = json!({
-        "ranks": exp.processes.iter().map(|p| p.rank + 1).max().unwrap_or(0),
+        "ranks": plan.ranks,
         "cells": cells.iter().map(|(&(s, d), &(n, b))| json!([s, d, n, b])).collect::<Vec<_>>(),
     });
 
-    let conc = concurrency::profile(exp)
-        .ok()
-        .filter(|c| c.locations > 0 && c.total_ns > 0.0)
-        .map(|c| {
-            json!({"locations": c.locations, "time_ns": c.time_ns.iter().map(|x| round(*x)).collect::<Vec<_>>(),
-                   "ceff": c.ceff(), "cavg": c.cavg()})
-        });
+    let conc = super::concurrency::profile(&rows, span);
 
     built.charts.flat = prof
         .flat_total(exp)
@@ -276,9 +448,10 @@ pub fn experiment(
                 .to_string()
         })
         .collect();
+    let mut sources = Sources::default();
     let findings: Vec<Value> = findings
         .iter()
-        .map(|f| place_finding(f, &tlocs, &traces, &regions))
+        .map(|f| place_finding(f, &tlocs, &scans, &regions, &mut sources))
         .collect();
 
     Ok(json!({
@@ -339,25 +512,102 @@ fn summary(exp: &Experiment, prof: &ExperimentProfile) -> Value {
     })
 }
 
+/// Region ids below this are looked up in a table.
+const DENSE: u32 = 1 << 16;
+
+/// The end of the detail that fits `budget` visits and arrow ends over
+/// all locations, by the first pass's counts per slice: the end of the
+/// last slice of the window that fits, and the index of the slice after
+/// it. `None` when not even the window's first slice fits.
+fn detail_end(scans: &[LocScan], plan: &Plan, budget: usize) -> Option<(u64, usize)> {
+    let slices = Slices::new(plan.span, plan.busy_bins);
+    let first = slices.of(plan.window.0);
+    let mut total: u64 = scans.iter().map(|s| s.crossing as u64).sum();
+    let mut k = first;
+    while k < slices.count() {
+        let add: u64 = scans
+            .iter()
+            .map(|s| s.items.get(k).copied().unwrap_or(0) as u64)
+            .sum();
+        if total + add > budget as u64 {
+            break;
+        }
+        total += add;
+        k += 1;
+    }
+    if k == first {
+        return None;
+    }
+    let until = if k == slices.count() {
+        plan.window.1
+    } else {
+        slices.edge(k).min(plan.window.1)
+    };
+    Some((until, k))
+}
+
+/// The timeline row of a finding's location.
+fn finding_row(f: &Finding, tlocs: &[Loc]) -> Option<usize> {
+    tlocs
+        .iter()
+        .position(|l| Some(l.rank) == f.rank && f.thread.is_none_or(|t| t == l.thread))
+}
+
+/// Source files embedded at most: each is read once, whatever the number
+/// of findings.
+const MAX_SOURCES: usize = 64;
+
+/// A source's first line shown and the lines, or why it is not embedded.
+type Lines = Result<(u64, Vec<String>), String>;
+
+/// The source files read so far, and what each gave.
+#[derive(Default)]
+struct Sources {
+    read: HashMap<(String, u64), Lines>,
+    files: HashSet<String>,
+}
+
+impl Sources {
+    fn lines(&mut self, file: &str, line: u64) -> Lines {
+        let key = (file.to_string(), line);
+        if let Some(r) = self.read.get(&key) {
+            return r.clone();
+        }
+        if !self.files.contains(file) && self.files.len() >= MAX_SOURCES {
+            return Err(format!(
+                "the sources of {MAX_SOURCES} files are embedded at most"
+            ));
+        }
+        self.files.insert(file.to_string());
+        let r = source::lines(file, line);
+        self.read.insert(key, r.clone());
+        r
+    }
+}
+
 /// A finding with where it shows: its location's timeline row, the
 /// longest visit of its region there, and the region's source lines.
-fn place_finding(f: &Finding, tlocs: &[Loc], traces: &[LocTrace], regions: &[Value]) -> Value {
+fn place_finding(
+    f: &Finding,
+    tlocs: &[Loc],
+    scans: &[LocScan],
+    regions: &[Value],
+    sources: &mut Sources,
+) -> Value {
     let mut v = f.to_json();
-    let row = tlocs
-        .iter()
-        .position(|l| Some(l.rank) == f.rank && f.thread.is_none_or(|t| t == l.thread));
     let region = f.region.as_deref().and_then(|name| {
         regions
             .iter()
             .position(|r| r.get("name").and_then(Value::as_str) == Some(name))
     });
-    if let Some(row) = row {
+    if let Some(row) = finding_row(f, tlocs) {
         v["row"] = json!(row);
-        let visit = traces[row]
-            .visits
-            .iter()
-            .filter(|x| region.is_none_or(|r| x.region as usize == r))
-            .max_by_key(|x| x.end - x.start);
+        let s = &scans[row];
+        let visit = match (f.region.as_ref(), region) {
+            (None, _) => s.longest_any,
+            (Some(_), Some(r)) => s.longest.get(&(r as u32)).copied(),
+            (Some(_), None) => None,
+        };
         if let Some(x) = visit {
             v["t0"] = json!(x.start);
             v["t1"] = json!(x.end);
@@ -378,20 +628,10 @@ fn place_finding(f: &Finding, tlocs: &[Loc], traces: &[LocTrace], regions: &[Val
     if let Some((file, line)) = defined.or(given) {
         v["file"] = json!(file);
         v["line"] = json!(line);
-        if let Some(src) = source_lines(&file, line) {
-            v["source"] = src;
+        match sources.lines(&file, line) {
+            Ok((first, lines)) => v["source"] = json!({"first": first, "lines": lines}),
+            Err(why) => v["source_note"] = json!(why),
         }
     }
     v
-}
-
-/// Lines around `line` of `file`, if it can be read here.
-fn source_lines(file: &str, line: u64) -> Option<Value> {
-    if file.is_empty() || line == 0 {
-        return None;
-    }
-    let text = std::fs::read_to_string(file).ok()?;
-    let first = line.saturating_sub(6).max(1);
-    let lines: Vec<&str> = text.lines().skip(first as usize - 1).take(12).collect();
-    Some(json!({"first": first, "lines": lines}))
 }

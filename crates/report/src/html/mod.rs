@@ -2,17 +2,25 @@
 //! `<script type="application/json">` element; bulky parts (timeline
 //! visits, levels of detail, arrows) are packed columns ([`pack`]) that
 //! the page inflates only when a view needs them. Script and style are
-//! inline (`assets/`).
+//! inline (`assets/`). The trace is read in passes whose memory does not
+//! grow with its length ([`scan`]); the page holds summaries of the whole
+//! run and single visits up to a number ([`Detail`]).
 
+mod bins;
+mod concurrency;
 mod data;
 pub mod pack;
+pub mod scan;
+mod source;
 pub mod timeline;
 
 use parallax_db::{CompareTable, Finding, ScalingPoint};
 use parallax_model::experiment::Experiment;
 use serde_json::{json, Value};
+use std::fmt::Write as _;
 
-pub use data::Built;
+pub use data::{Built, Detail, MAX_VISITS};
+pub use source::{EXTENSIONS as SOURCE_EXTENSIONS, MAX_READ as SOURCE_MAX_READ};
 
 const CSS: &str = include_str!("assets/report.css");
 const JS: &str = include_str!("assets/report.js");
@@ -64,14 +72,21 @@ pub struct Options<'a> {
     pub compensated: Option<&'a Experiment>,
     /// Runs to compare.
     pub runs: Option<Runs>,
+    /// How much of the trace is kept in full detail.
+    pub detail: Detail,
+    /// Why there are no findings, when the analysis was not run.
+    pub findings_note: Option<String>,
 }
 
 /// The whole page for `exp`.
 pub fn page(exp: &Experiment, opts: &Options) -> Result<(String, Built), Error> {
     let mut built = Built::default();
-    let measured = data::experiment(exp, &opts.findings, &mut built)?;
+    let mut measured = data::experiment(exp, &opts.findings, &opts.detail, &mut built)?;
+    if let Some(note) = &opts.findings_note {
+        measured["findings_note"] = json!(note);
+    }
     let compensated = match opts.compensated {
-        Some(c) => data::experiment(c, &[], &mut Built::default())?,
+        Some(c) => data::experiment(c, &[], &opts.detail, &mut Built::default())?,
         None => Value::Null,
     };
     let runs = opts.runs.as_ref().map(runs_json);
@@ -86,10 +101,7 @@ pub fn page(exp: &Experiment, opts: &Options) -> Result<(String, Built), Error> 
         "compensated": compensated,
         "runs": runs,
     });
-    // `</` inside a script element would end it.
-    let data = serde_json::to_string(&doc)
-        .map_err(|e| Error(e.to_string()))?
-        .replace("</", "<\\/");
+    let data = script_json(&doc)?;
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -99,6 +111,30 @@ pub fn page(exp: &Experiment, opts: &Options) -> Result<(String, Built), Error> 
         crate::svg::esc(&title)
     );
     Ok((html, built))
+}
+
+/// `v` as JSON text that is inert inside a `<script>` element: `<` could
+/// end the element (`</script>`) or open a comment (`<!--`) that swallows
+/// the rest of the page, so it and its companions `>` and `&` are written
+/// as `\u` escapes, as are control and bidirectional-formatting characters
+/// (the line and paragraph separators among them), so that the page's
+/// source reads safely too. JSON has them only inside strings, where the
+/// escapes mean the same.
+fn script_json(v: &Value) -> Result<String, Error> {
+    let text = serde_json::to_string(v).map_err(|e| Error(e.to_string()))?;
+    let mut out = String::with_capacity(text.len() + text.len() / 64);
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c if parallax_output::text::is_inert(c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
 }
 
 fn runs_json(r: &Runs) -> Value {
@@ -112,4 +148,30 @@ fn runs_json(r: &Runs) -> Value {
         "rows": r.table.rows.iter().map(|(p, d, v)| json!({"path": p, "depth": d, "values": v})).collect::<Vec<_>>(),
         "scaling": r.scaling.iter().map(|s| json!({"run": s.run, "ranks": s.ranks, "threads": s.threads, "wall_s": s.wall_s})).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_data_cannot_end_the_script_or_open_a_comment() {
+        let hostile = "<!--<script></script><\u{2028}&amp;>\u{202e}\u{85}\x1b";
+        let text = script_json(&json!({"name": hostile, "list": [hostile]})).unwrap();
+        for bad in ["<", ">", "&", "\u{2028}", "\u{202e}", "\u{85}", "\x1b"] {
+            assert!(!text.contains(bad), "{bad} in {text}");
+        }
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["name"], json!(hostile));
+        assert_eq!(back["list"][0], json!(hostile));
+    }
+
+    #[test]
+    fn inline_script_and_style_cannot_end_their_elements() {
+        for (what, text) in [("script", JS), ("style", CSS)] {
+            let lower = text.to_ascii_lowercase();
+            assert!(!lower.contains(&format!("</{what}")), "{what}");
+            assert!(!lower.contains("<!--"), "{what}");
+        }
+    }
 }

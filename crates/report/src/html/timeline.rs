@@ -1,309 +1,184 @@
-//! The timeline's data: every region visit of every location, with levels
-//! of detail computed here so that the page draws a whole run at once and
-//! decodes single visits only where someone zooms in.
+//! The timeline's data, from the locations' passes ([`scan`](super::scan)),
+//! in a size that does not grow with the number of events:
 //!
-//! For each location:
-//! - `lod[k]`: for each of `bins[k]` equal slices of the run, the region
-//!   that was innermost for most of the slice (0 when nothing was open);
-//!   the page summarizes rows of many locations from these too;
-//! - `long`: visits of at least 1/2048 of the run, always at hand;
-//! - `tiles`: the other visits in start order, in packs of [`TILE`], each
-//!   with its time range, inflated on demand.
-//!
-//! Messages and thread hand-offs are paired as the exports pair them
-//! ([`parallax_export::stream::Flows`]) and drawn as arrows.
+//! - `lod[k]`: for each of `levels[k]` equal slices of the run, the region
+//!   that was innermost for most of the slice (0 when nothing was open),
+//!   row after row; the page summarizes rows of many locations from these
+//!   too;
+//! - `long`: the longest visits of each location, always at hand;
+//! - `tiles`: the other visits of the detail (every visit that starts in
+//!   `detail.t0 .. detail.t1`) in start order, in packs of [`TILE`], each
+//!   with its time range, inflated on demand;
+//! - arrows: messages and thread hand-offs of the detail, paired as the
+//!   exports pair them ([`parallax_export::stream::Flows`]).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use parallax_export::stream::{self, FlowEnd, Flows, Loc};
-use parallax_model::event::EventKind;
-use parallax_model::experiment::Experiment;
 use serde_json::{json, Value};
 
 use super::pack::Columns;
+use super::scan::{LocScan, Visit};
 
 /// Visits per tile.
 pub const TILE: usize = 16_384;
-/// Long visits kept at hand per location, at most.
-const LONG_MAX: usize = 2048;
+/// Long visits kept per location, at most.
+pub const LONG_MAX: usize = 2048;
+/// Long visits kept in all, at most (but one per location).
+pub const LONG_TOTAL: usize = 1 << 18;
 /// Bin counts of the levels of detail, coarse to fine; a level is kept
 /// while locations × bins stays under [`LOD_BUDGET`].
 const LEVELS: [usize; 4] = [1024, 8192, 65_536, 524_288];
-const LOD_BUDGET: usize = 4 << 20;
+/// Slices of all levels' finest over all locations, at most.
+pub const LOD_BUDGET: usize = 4 << 20;
+/// Slices of busy time over all locations, at most.
+pub const BUSY_BUDGET: usize = 1 << 20;
 
-/// One region visit, in ns since the start of the experiment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Visit {
-    /// Enter.
-    pub start: u64,
-    /// Leave.
-    pub end: u64,
-    /// Index in the report's region table.
-    pub region: u32,
-    /// Nesting depth (0 at the top).
-    pub depth: u32,
-}
-
-/// What one pass over a location's events gives.
-#[derive(Debug, Default)]
-pub struct LocTrace {
-    /// Visits in start order.
-    pub visits: Vec<Visit>,
-    /// Arrow ends: (id, is start, time, bytes, kind 0 message / 1 thread).
-    pub flows: Vec<(u64, bool, u64, u64, u8)>,
-    /// Bytes and messages sent to each rank (point-to-point and one-sided).
-    pub sent: HashMap<u32, (u64, u64)>,
-    /// Last event time.
-    pub end: u64,
-    /// Events read.
-    pub events: u64,
-    /// The problem that ended the stream early.
-    pub warning: Option<String>,
-}
-
-/// Reads one location. `region` maps (process index, region id) to the
-/// report's region index.
-pub fn scan(
-    exp: &Experiment,
-    loc: &Loc,
-    region: &dyn Fn(usize, u32) -> u32,
-) -> Result<LocTrace, parallax_export::Error> {
-    let mut t = LocTrace::default();
-    let mut open: Vec<usize> = Vec::new();
-    let mut flows = Flows::default();
-    let (n, warning) = stream::for_each_event(exp, loc, |ns, e| {
-        t.end = ns;
-        match e.kind {
-            EventKind::Enter { region: r } => {
-                open.push(t.visits.len());
-                t.visits.push(Visit {
-                    start: ns,
-                    end: ns,
-                    region: region(loc.process, r),
-                    depth: open.len() as u32 - 1,
-                });
-            }
-            EventKind::Leave { .. } => {
-                if let Some(i) = open.pop() {
-                    t.visits[i].end = ns;
-                }
-            }
-            EventKind::Send { peer, bytes, .. } | EventKind::IsendBegin { peer, bytes, .. } => {
-                let c = t.sent.entry(peer).or_default();
-                c.0 += 1;
-                c.1 += bytes;
-            }
-            EventKind::Put { target, bytes, .. } | EventKind::Atomic { target, bytes, .. } => {
-                let c = t.sent.entry(target).or_default();
-                c.0 += 1;
-                c.1 += bytes;
-            }
-            _ => {}
-        }
-        let bytes = match e.kind {
-            EventKind::Send { bytes, .. }
-            | EventKind::IsendBegin { bytes, .. }
-            | EventKind::Recv { bytes, .. }
-            | EventKind::IrecvComplete { bytes, .. } => bytes,
-            _ => 0,
-        };
-        let kind = u8::from(matches!(
-            e.kind,
-            EventKind::ThreadCreate { .. }
-                | EventKind::ThreadBegin { .. }
-                | EventKind::ThreadEnd { .. }
-                | EventKind::ThreadJoin { .. }
-        ));
-        match flows.of(loc.rank, &e.kind) {
-            Some(FlowEnd::Start(id)) => t.flows.push((id, true, ns, bytes, kind)),
-            Some(FlowEnd::End(id)) => t.flows.push((id, false, ns, bytes, kind)),
-            None => {}
-        }
-        Ok(())
-    })?;
-    // Regions still open end with the stream.
-    for i in open {
-        t.visits[i].end = t.end;
-    }
-    t.events = n;
-    t.warning = warning;
-    Ok(t)
-}
-
-/// The bin counts kept for `locations` locations with `visits` visits in
-/// all.
-pub fn levels(locations: usize, visits: usize) -> Vec<usize> {
-    let per_loc = visits / locations.max(1);
-    let mut v: Vec<usize> = LEVELS
+/// The bin counts of the levels of detail for `locations` locations of at
+/// most `events` events each: those that fit the budget, and no finer than
+/// eight slices per event.
+pub fn levels(locations: usize, events: u64) -> Vec<usize> {
+    let n = locations.max(1);
+    let v: Vec<usize> = LEVELS
         .iter()
         .copied()
-        .filter(|&b| b * locations.max(1) <= LOD_BUDGET && (b == LEVELS[0] || b / 8 <= per_loc))
+        .enumerate()
+        .filter(|&(i, b)| b * n <= LOD_BUDGET && (i == 0 || b as u64 / 8 <= events))
+        .map(|(_, b)| b)
         .collect();
     if v.is_empty() {
-        v.push(LEVELS[0].min(LOD_BUDGET / locations.max(1)).max(16));
+        vec![(LOD_BUDGET / n).clamp(16, LEVELS[0])]
+    } else {
+        v
     }
-    v
 }
 
-/// For each of `bins` slices of `[0, span)`, the region (index + 1) that
-/// was innermost for most of it, 0 if none.
-pub fn dominant(visits: &[Visit], span: u64, bins: usize) -> Vec<u32> {
-    let mut out = vec![0u32; bins];
-    let width = (span.max(1) as f64) / bins as f64;
-    // The slice being filled and its time per region (few regions each).
-    let mut cur = 0usize;
-    let mut acc: Vec<(u32, f64)> = Vec::new();
-    let flush = |cur: usize, acc: &mut Vec<(u32, f64)>, out: &mut Vec<u32>| {
-        if let Some(best) = acc.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
-            if let Some(o) = out.get_mut(cur) {
-                *o = best.0 + 1;
-            }
-        }
-        acc.clear();
-    };
-    let mut add = |a: u64, b: u64, region: u32| {
-        if b <= a {
-            return;
-        }
-        let (a, b) = (a as f64, b as f64);
-        let mut x = a;
-        while x < b {
-            let k = ((x / width) as usize).min(bins - 1);
-            if k != cur {
-                flush(cur, &mut acc, &mut out);
-                cur = k;
-            }
-            let edge = if k + 1 == bins {
-                b
-            } else {
-                ((k + 1) as f64 * width).min(b)
-            };
-            let d = (edge - x).max(0.0);
-            match acc.iter_mut().find(|e| e.0 == region) {
-                Some(e) => e.1 += d,
-                None => acc.push((region, d)),
-            }
-            if edge <= x {
-                break;
-            }
-            x = edge;
-        }
-    };
-    // Innermost region over time: a sweep over visits in start order with
-    // the stack of open ones.
-    let mut stack: Vec<Visit> = Vec::new();
-    let mut cursor = 0u64;
-    for v in visits {
-        while let Some(top) = stack.last().copied() {
-            if top.end > v.start {
-                break;
-            }
-            add(cursor.max(top.start), top.end, top.region);
-            cursor = cursor.max(top.end);
-            stack.pop();
-        }
-        if let Some(top) = stack.last() {
-            add(cursor.max(top.start), v.start, top.region);
-        }
-        cursor = cursor.max(v.start);
-        stack.push(*v);
-    }
-    while let Some(top) = stack.pop() {
-        add(cursor.max(top.start), top.end, top.region);
-        cursor = cursor.max(top.end);
-    }
-    flush(cur, &mut acc, &mut out);
-    out
+/// Slices of busy time per location for `locations` locations of at most
+/// `events` events each.
+pub fn busy_bins(locations: usize, events: u64) -> usize {
+    (BUSY_BUDGET / locations.max(1))
+        .min(events.saturating_mul(8).try_into().unwrap_or(usize::MAX))
+        .clamp(16, 1 << 16)
+}
+
+/// Long visits kept per location for `locations` locations.
+pub fn long_max(locations: usize) -> usize {
+    (LONG_TOTAL / locations.max(1)).clamp(1, LONG_MAX)
+}
+
+/// The shortest visit counted as long in a run of `span` ns: 1/2048 of
+/// it.
+pub fn long_min(span: u64) -> u64 {
+    (span / 2048).max(1)
+}
+
+/// How many of `levels` the page needs when it has every visit of
+/// `visits` over `locations` locations: a level finer than eight slices
+/// per visit adds nothing to drawing the visits themselves.
+pub fn levels_needed(levels: &[usize], locations: usize, visits: u64) -> usize {
+    let per_loc = visits / locations.max(1) as u64;
+    levels
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| i == 0 || b as u64 / 8 <= per_loc)
+        .count()
 }
 
 /// The timeline for the page: per level of detail one pack of every row's
-/// bins (row after row); the long visits of all rows in one pack (row
-/// after row, with per-row counts); the other visits of all rows in time
-/// tiles of [`TILE`] visits, each with its time range. Rows are `rows[i]`'s
-/// visits in start order.
-pub fn layout(rows: &[&[Visit]], span: u64, levels: &[usize]) -> Value {
-    let ex = parallax_analysis::executor::Executor::pool();
-    let lod: Vec<String> = levels
-        .iter()
-        .map(|&b| {
-            let per = ex.map(rows.len(), |i| dominant(rows[i], span, b));
+/// slices (row after row); the long visits of all rows in one pack (row
+/// after row, with per-row counts); the other kept visits of all rows in
+/// time tiles of [`TILE`] visits, each with its time range.
+pub fn layout(rows: &[&LocScan], levels: usize) -> Value {
+    let lod: Vec<String> = (0..levels)
+        .map(|k| {
             let mut c = Columns::new(1);
-            for v in per.iter().flatten() {
-                c.push(&[*v as u64]);
+            for r in rows {
+                for &v in &r.lod[k] {
+                    c.push(&[v as u64]);
+                }
             }
             c.encode()
         })
         .collect();
     let mut long = Columns::new(5);
     let mut long_count = Vec::with_capacity(rows.len());
-    let mut short: Vec<(u64, u64, u32, u32, u32)> = Vec::new();
-    for (r, visits) in rows.iter().enumerate() {
-        let min = long_min(visits, span);
-        let mut n = 0;
-        for v in visits.iter() {
-            if v.end - v.start >= min {
-                long.push(&[
-                    v.start,
-                    v.end - v.start,
-                    v.region as u64,
-                    v.depth as u64,
-                    r as u64,
-                ]);
-                n += 1;
-            } else {
-                short.push((v.start, v.end, v.region, v.depth, r as u32));
-            }
+    for (i, r) in rows.iter().enumerate() {
+        for v in &r.long {
+            long.push(&[
+                v.start,
+                v.end - v.start,
+                v.region as u64,
+                v.depth as u64,
+                i as u64,
+            ]);
         }
-        long_count.push(n);
+        long_count.push(r.long.len());
     }
-    // Stable: a parent, which starts no later than its child, stays first.
-    short.sort_by_key(|v| v.0);
-    let tiles: Vec<Value> = short
-        .chunks(TILE)
-        .map(|chunk| {
-            let mut c = Columns::new(5);
-            let mut prev = 0;
-            let mut t1 = 0;
-            for v in chunk {
-                c.push(&[v.0 - prev, v.1 - v.0, v.2 as u64, v.3 as u64, v.4 as u64]);
-                prev = v.0;
-                t1 = t1.max(v.1);
-            }
-            json!({"t0": chunk[0].0, "t1": t1, "n": chunk.len(), "data": c.encode()})
-        })
-        .collect();
     json!({
         "lod": lod,
         "long": long.encode(),
         "nlong": long.len(),
         "long_count": long_count,
-        "tiles": tiles,
-        "depth": rows.iter().map(|v| v.iter().map(|x| x.depth + 1).max().unwrap_or(0)).collect::<Vec<_>>(),
+        "tiles": tiles(rows),
+        "depth": rows.iter().map(|r| r.depth).collect::<Vec<_>>(),
     })
 }
 
-/// The shortest visit of `visits` kept as long: at least 1/2048 of the run,
-/// raised so that at most [`LONG_MAX`] are.
-fn long_min(visits: &[Visit], span: u64) -> u64 {
-    let min = (span / 2048).max(1);
-    let mut d: Vec<u64> = visits
+/// The kept visits that are not long, all rows merged in start order (a
+/// parent, which starts no later than its child, first), in tiles.
+fn tiles(rows: &[&LocScan]) -> Vec<Value> {
+    let long: Vec<HashSet<&Visit>> = rows.iter().map(|r| r.long.iter().collect()).collect();
+    let mut heap: BinaryHeap<Reverse<(u64, usize, usize)>> = rows
         .iter()
-        .map(|v| v.end - v.start)
-        .filter(|&d| d >= min)
+        .enumerate()
+        .filter(|(_, r)| !r.visits.is_empty())
+        .map(|(i, r)| Reverse((r.visits[0].start, i, 0)))
         .collect();
-    if d.len() <= LONG_MAX {
-        return min;
+    let mut out = Vec::new();
+    let mut c = Columns::new(5);
+    let (mut t0, mut t1, mut prev) = (0, 0, 0);
+    let mut flush = |c: &mut Columns, t0: u64, t1: u64| {
+        if !c.is_empty() {
+            out.push(json!({"t0": t0, "t1": t1, "n": c.len(), "data": c.encode()}));
+            *c = Columns::new(5);
+        }
+    };
+    while let Some(Reverse((_, row, i))) = heap.pop() {
+        let r = rows[row];
+        if let Some(next) = r.visits.get(i + 1) {
+            heap.push(Reverse((next.start, row, i + 1)));
+        }
+        let v = &r.visits[i];
+        if long[row].contains(v) {
+            continue;
+        }
+        if c.is_empty() {
+            t0 = v.start;
+            t1 = v.end;
+            prev = v.start;
+        }
+        c.push(&[
+            v.start - prev,
+            v.end - v.start,
+            v.region as u64,
+            v.depth as u64,
+            row as u64,
+        ]);
+        prev = v.start;
+        t1 = t1.max(v.end);
+        if c.len() == TILE {
+            flush(&mut c, t0, t1);
+        }
     }
-    let k = d.len() - LONG_MAX;
-    let (_, nth, _) = d.select_nth_unstable(k);
-    *nth + 1
+    flush(&mut c, t0, t1);
+    out
 }
 
 /// Pairs arrow ends across locations: (from loc, from ns, to loc, to ns,
 /// bytes, kind), by start time.
-pub fn arrows(traces: &[LocTrace]) -> Columns {
+pub fn arrows(rows: &[&LocScan]) -> Columns {
     let mut starts: HashMap<u64, (usize, u64, u64, u8)> = HashMap::new();
-    for (li, t) in traces.iter().enumerate() {
+    for (li, t) in rows.iter().enumerate() {
         for &(id, is_start, ns, bytes, kind) in &t.flows {
             if is_start {
                 starts.insert(id, (li, ns, bytes, kind));
@@ -311,7 +186,7 @@ pub fn arrows(traces: &[LocTrace]) -> Columns {
         }
     }
     let mut v: Vec<[u64; 6]> = Vec::new();
-    for (li, t) in traces.iter().enumerate() {
+    for (li, t) in rows.iter().enumerate() {
         for &(id, is_start, ns, bytes, kind) in &t.flows {
             if !is_start {
                 if let Some(&(from, t0, b0, k)) = starts.get(&id) {
@@ -349,46 +224,63 @@ mod tests {
     }
 
     #[test]
-    fn innermost_region_wins_its_slice() {
-        // main 0..100 with a child 10..40 and another 60..65.
-        let visits = [v(0, 100, 0, 0), v(10, 40, 1, 1), v(60, 65, 2, 1)];
-        assert_eq!(dominant(&visits, 100, 4), vec![2, 2, 1, 1]);
-        assert_eq!(dominant(&visits, 200, 2), vec![1, 0]);
-    }
-
-    #[test]
-    fn long_visits_are_few() {
-        // 5000 short visits under one that spans the run.
-        let mut visits = vec![v(0, 1_000_000, 0, 0)];
-        visits.extend((0..5000).map(|i| v(i * 200, i * 200 + 100 + (i % 3), 1, 1)));
-        assert_eq!(long_min(&visits, 1_000_000), 488);
-        let r = layout(&[&visits], 1_000_000, &[1024]);
+    fn long_visits_are_not_tiled_again() {
+        let a = LocScan {
+            visits: vec![v(0, 1000, 0, 0), v(10, 20, 1, 1), v(30, 40, 1, 1)],
+            long: vec![v(0, 1000, 0, 0)],
+            lod: vec![vec![1; 4]],
+            ..LocScan::default()
+        };
+        let b = LocScan {
+            visits: vec![v(5, 15, 2, 0), v(25, 26, 2, 0)],
+            lod: vec![vec![3; 4]],
+            ..LocScan::default()
+        };
+        let r = layout(&[&a, &b], 1);
         assert_eq!(r["nlong"], json!(1));
-        assert_eq!(r["long_count"], json!([1]));
-        let tiled: u64 = r["tiles"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["n"].as_u64().unwrap())
-            .sum();
-        assert_eq!(r["nlong"].as_u64().unwrap() + tiled, 5001);
+        assert_eq!(r["long_count"], json!([1, 0]));
+        let tiles = r["tiles"].as_array().unwrap();
+        assert_eq!(tiles.len(), 1);
+        assert_eq!(
+            (&tiles[0]["n"], &tiles[0]["t0"], &tiles[0]["t1"]),
+            (&json!(4), &json!(5), &json!(40))
+        );
+        assert_eq!(r["depth"], json!([0, 0]));
     }
 
     #[test]
-    fn many_long_visits_are_capped() {
-        let visits: Vec<Visit> = (0..5000)
-            .map(|i| v(i * 200, i * 200 + 100 + i % 7, 1, 0))
-            .collect();
-        let min = long_min(&visits, 200_000);
-        assert!(visits.iter().filter(|x| x.end - x.start >= min).count() <= LONG_MAX);
+    fn tiles_hold_at_most_tile_visits() {
+        let a = LocScan {
+            visits: (0..(2 * TILE as u64 + 1))
+                .map(|i| v(i, i + 1, 0, 0))
+                .collect(),
+            lod: vec![vec![0; 4]],
+            ..LocScan::default()
+        };
+        let t = tiles(&[&a]);
+        let n: Vec<u64> = t.iter().map(|x| x["n"].as_u64().unwrap()).collect();
+        assert_eq!(n, vec![TILE as u64, TILE as u64, 1]);
     }
 
     #[test]
-    fn levels_stay_within_budget() {
-        assert_eq!(levels(2, 10), vec![1024]);
-        assert_eq!(levels(4, 10_000_000), vec![1024, 8192, 65_536, 524_288]);
-        let l = levels(1000, 10_000_000);
-        assert!(l.iter().all(|b| b * 1000 <= LOD_BUDGET) && !l.is_empty());
-        assert!(!levels(100_000, 1).is_empty());
+    fn budgets_hold_for_any_number_of_locations() {
+        assert_eq!(levels(2, 1 << 30), vec![1024, 8192, 65_536, 524_288]);
+        assert_eq!(levels(2, 1024), vec![1024, 8192]);
+        assert_eq!(levels(2, 1023), vec![1024]);
+        assert_eq!(levels(2, 0), vec![1024]);
+        for n in [1, 7, 64, 1000, 100_000, 10_000_000] {
+            let l = levels(n, u64::MAX);
+            assert!(!l.is_empty());
+            assert!(
+                l.iter().all(|b| b * n <= LOD_BUDGET || *b == 16),
+                "{n}: {l:?}"
+            );
+            assert!(long_max(n) >= 1 && (long_max(n) * n <= LONG_TOTAL || long_max(n) == 1));
+            let bb = busy_bins(n, u64::MAX);
+            assert!(bb * n <= BUSY_BUDGET || bb == 16);
+        }
+        assert_eq!(busy_bins(1, 10), 80);
+        assert_eq!(levels_needed(&levels(2, 10), 2, 10), 1);
+        assert_eq!(levels_needed(&levels(4, 1 << 30), 4, 40_000_000), 4);
     }
 }

@@ -4,7 +4,25 @@
 // gzip+base64 and inflated with the browser's DecompressionStream only when
 // a view needs them.
 
-const DOC = JSON.parse(document.getElementById('px-data').textContent);
+// Control and bidirectional-formatting characters in names (any string
+// of the data) are shown as escapes, \x1b or \u{202e}, as in the SVG
+// charts: they could otherwise hide or reorder the text around them.
+const INERT = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+const INERT_ALL = new RegExp(INERT.source, 'g');
+function inert(s) {
+  return s.replace(INERT_ALL, c => {
+    const n = c.charCodeAt(0);
+    return n < 256 ? '\\x' + n.toString(16).padStart(2, '0') : '\\u{' + n.toString(16) + '}';
+  });
+}
+function inertAll(v) {
+  if (typeof v === 'string') return INERT.test(v) ? inert(v) : v;
+  if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) v[i] = inertAll(v[i]); }
+  else if (v && typeof v === 'object') { for (const k of Object.keys(v)) v[k] = inertAll(v[k]); }
+  return v;
+}
+
+const DOC = inertAll(JSON.parse(document.getElementById('px-data').textContent));
 const MEAS = DOC.measured;
 const COMP = DOC.compensated;
 const RUNS = DOC.runs;
@@ -60,6 +78,11 @@ for (const d of [MEAS, COMP]) {
 
 function regionColour(d, r) {
   return colour(d.colourIdx[r] != null ? d.colourIdx[r] : r);
+}
+
+// A --window argument for the time range t0..t1 (ns), in seconds.
+function windowArg(t0, t1) {
+  return (Math.max(0, t0) / 1e9).toFixed(6) + '..' + (t1 / 1e9).toFixed(6);
 }
 
 function locLabel(d, i) {
@@ -269,6 +292,8 @@ class Timeline {
     // longest of their spans, the extent that zooming and panning keep to.
     this.view = shared || { t0: 0, t1: this.t.span, span: this.t.span, listeners: [] };
     this.view.listeners.push(() => this.draw());
+    // Where the page has single visits; elsewhere only the levels of detail.
+    this.detail = this.t.detail || { t0: 0, t1: this.t.span, complete: true };
     this.lod = this.t.levels.map(() => null);
     this.pending = new Map();
     this.long = null;
@@ -355,6 +380,10 @@ class Timeline {
     if (cv.width !== w) cv.width = w;
     const L = this.rowsLayout();
     const frac = (this.view.t1 - this.view.t0) / this.t.span;
+    const D = this.detail;
+    // Whether all of the view, or some of it, has single visits here.
+    const whole = D.complete || (D.t0 <= this.view.t0 && this.view.t1 <= D.t1);
+    const some = Math.min(this.view.t1, D.t1) > Math.max(this.view.t0, D.t0);
     const tv = this.tilesInView();
     let inView = tv.visits + this.t.nlong;
     // Single visits when there are few enough to draw and no level of
@@ -367,31 +396,50 @@ class Timeline {
       await this.ensureLong();
       inView = tv.visits + this.longInView();
     }
-    const exact = inView <= 400000 && (!lodEnough || (L.group === 1 && inView <= 20000));
+    const exact = some && inView <= 400000 && (!lodEnough || (L.group === 1 && inView <= 20000));
     let level = this.t.levels.findIndex(b => b * frac >= w / 2);
     if (level < 0) level = this.t.levels.length - 1;
     if (exact) { await this.ensureLong(); await this.ensureTiles(tv.list); }
-    else await this.ensureLod(level);
-    this.mode = exact ? 'visits' : 'level ' + level + ' (' + this.t.levels[level] + ' bins)';
-    this.paint(L, level, exact, tv.list);
+    if (!exact || !whole) await this.ensureLod(level);
+    this.mode = exact ? (whole ? 'visits' : 'visits and summary') : 'level ' + level + ' (' + this.t.levels[level] + ' bins)';
+    this.paint(L, level, exact, whole, tv.list);
     this.drawn++;
   }
 
   x(t, w) { return (t - this.view.t0) / (this.view.t1 - this.view.t0) * w; }
 
-  paint(L, level, exact, tiles) {
+  paint(L, level, exact, whole, tiles) {
     const cv = this.canvas, g = cv.getContext('2d'), w = cv.width;
     g.fillStyle = '#fff';
     g.fillRect(0, 0, w, cv.height);
     this.axis(g, w);
     const n = L.last;
-    if (exact) this.paintVisits(g, L, w, tiles);
-    else {
+    const D = this.detail;
+    if (!exact || !whole) {
       for (let s = 0; s < L.shown; s++) {
         const members = [];
         for (let r = L.first + s * L.group; r < Math.min(n, L.first + (s + 1) * L.group); r++) members.push(r);
         this.paintBins(g, members, level, L.top + s * L.rowH, L.rowH, w);
       }
+    }
+    if (exact && whole) this.paintVisits(g, L, w, tiles);
+    else if (exact) {
+      // Single visits where the page has them, the summary around.
+      const x0 = Math.max(0, this.x(D.t0, w)), x1 = Math.min(w, this.x(D.t1, w));
+      g.save();
+      g.fillStyle = '#fff';
+      g.fillRect(x0, L.top, x1 - x0, cv.height - L.top);
+      g.beginPath();
+      g.rect(x0, 0, x1 - x0, cv.height);
+      g.clip();
+      this.paintVisits(g, L, w, tiles);
+      g.restore();
+    }
+    if (!D.complete) {
+      // The part with single visits, marked on the time axis.
+      const x0 = this.x(D.t0, w), x1 = this.x(D.t1, w);
+      g.fillStyle = 'rgba(47,95,179,.8)';
+      g.fillRect(x0, 17, Math.max(1, x1 - x0), 3);
     }
     if (this.showArrows && this.t.narrows > 0) this.paintArrows(g, L, w);
     if (this.highlight && this.slot(L, this.highlight.row) >= 0) {
@@ -570,13 +618,15 @@ class Timeline {
         }
       }
     }
-    if (best && this.mode === 'visits') return best;
+    const D = this.detail;
+    const outside = !D.complete && (t < D.t0 || t > D.t1);
+    if (best && this.mode.startsWith('visits') && !outside) return best;
     for (let k = this.t.levels.length - 1; k >= 0; k--) {
       const a = this.lod[k];
       if (a) {
         const bins = this.t.levels[k];
         const b = Math.min(bins - 1, Math.floor(t / this.t.span * bins));
-        return { row: r0, region: a[r0 * bins + b] - 1, bin: true, t };
+        return { row: r0, region: a[r0 * bins + b] - 1, bin: true, t, outside, view: [this.view.t0, this.view.t1] };
       }
     }
     return best;
@@ -625,18 +675,26 @@ function describe(d, t, p) {
   if (!p) return 'nothing here';
   const reg = d.regions[p.region] || {};
   const where = t.labels[p.row];
-  if (p.bin) return where + ': mostly ' + (p.region >= 0 ? reg.name + ' (' + reg.kind + ')' : 'idle') + ' around ' + fmtNs(p.t) + ' (zoom in for single visits)';
+  if (p.bin) {
+    const more = p.outside
+      ? ' (single visits of this part of the run are not in this page: parallax html ' + d.summary.dir + ' --window ' + windowArg(p.view[0], p.view[1]) + ')'
+      : ' (zoom in for single visits)';
+    return where + ': mostly ' + (p.region >= 0 ? reg.name + ' (' + reg.kind + ')' : 'idle') + ' around ' + fmtNs(p.t) + more;
+  }
   return where + ': ' + reg.name + ' (' + reg.kind + (reg.file ? ', ' + reg.file + ':' + reg.line : '') + ')\nstart ' + fmtNs(p.start) + ', duration ' + fmtNs(p.dur) + ', depth ' + p.depth;
 }
 
 function viewTimeline(sec) {
   if (!MEAS.timeline) { sec.append(el('p', { class: 'dim' }, 'This experiment has no event trace (profile mode): no timeline.')); return; }
+  const D = MEAS.timeline.detail;
   const shared = { t0: 0, t1: MEAS.timeline.span, span: MEAS.timeline.span, listeners: [] };
   const tls = [new Timeline(MEAS, 'measured', shared)];
   if (COMP && COMP.timeline) {
     tls.push(new Timeline(COMP, 'compensated', shared));
     shared.t1 = shared.span = Math.max(MEAS.timeline.span, COMP.timeline.span);
   }
+  // A window asked for is where the timeline opens.
+  if (D && D.window) { shared.t0 = D.t0; shared.t1 = Math.max(D.t1, D.t0 + 50); }
   const arrows = el('input', { type: 'checkbox', id: 'tl-arrows', checked: '' });
   arrows.addEventListener('change', () => { tls.forEach(t => { t.showArrows = arrows.checked; t.draw(); }); });
   const legend = el('div', { class: 'legend' });
@@ -657,12 +715,28 @@ function viewTimeline(sec) {
     el('label', {}, arrows, ' messages and thread hand-offs (' + MEAS.timeline.narrows + ')'),
     el('label', {}, 'locations ', rows),
     el('span', { class: 'dim' }, MEAS.timeline.labels.length + ' locations; many locations share a row, showing the region most of them are in')));
+  if (D && !D.complete) sec.append(el('p', { class: 'note', id: 'tl-detail' }, detailNote(MEAS)));
   sec.append(legend);
   for (const t of tls) sec.append(t.box);
   sec.append(tls[0].info);
   pxState.timelines = tls;
   pxState.views.timeline = { timelines: tls };
   return tls;
+}
+
+// What the page holds of a trace it summarizes, and how to see the rest.
+function detailNote(d) {
+  const t = d.timeline, D = t.detail;
+  const slice = t.span / t.levels[t.levels.length - 1];
+  const part = fmtNs(D.t0) + ' to ' + fmtNs(D.t1) + ' of the run (' + fmtNs(t.span) + ')';
+  const what = D.window
+    ? 'This page holds single visits for the window asked for, ' + part
+    : 'This page holds single visits for ' + part;
+  return what + ': ' + D.kept.toLocaleString('en') + ' of ' + D.visits.toLocaleString('en') + ' visits, at most ' +
+    D.max_visits.toLocaleString('en') + ' (--max-visits). Elsewhere each row shows, per slice of the run (' + fmtNs(slice) +
+    ' at the finest), the region its location was in for most of the slice, and the arrows of messages are not drawn. ' +
+    'For single visits of another part: parallax html ' + d.summary.dir + ' --window START..END (seconds since the start, e.g. ' +
+    windowArg(t.span / 2, t.span / 2 + Math.max(D.t1 - D.t0, 1000)) + '), or a larger --max-visits.';
 }
 
 // === other views ===
@@ -681,7 +755,11 @@ function viewSummary(sec) {
   if (s.wall_s != null) add('Wall time', fmtNs(s.wall_s * 1e9) + (s.status ? ' (' + s.status + ')' : ''));
   add('Probe cost', (s.probes || []).map(p => p.probe + ' ' + p.mean_ns.toFixed(1) + '±' + p.sd_ns.toFixed(1) + ' ns').join(', '));
   if (MEAS.concurrency) add('Concurrency', 'CEFF ' + (100 * MEAS.concurrency.ceff).toFixed(1) + '%, CAVG ' + MEAS.concurrency.cavg.toFixed(2) + ' of ' + MEAS.concurrency.locations + ' locations busy');
-  if (MEAS.timeline) add('Trace', MEAS.timeline.labels.length + ' traced locations over ' + fmtNs(MEAS.timeline.span) + ', ' + MEAS.timeline.narrows + ' arrows');
+  if (MEAS.timeline) {
+    const D = MEAS.timeline.detail;
+    add('Trace', MEAS.timeline.labels.length + ' traced locations over ' + fmtNs(MEAS.timeline.span) + ', ' + MEAS.timeline.narrows + ' arrows' +
+      (D && !D.complete ? '; single visits of ' + fmtNs(D.t0) + ' to ' + fmtNs(D.t1) + ' only, summaries elsewhere (see Timeline)' : ''));
+  }
   if (s.unfinished) add('Note', s.unfinished + ' process(es) did not finish measuring cleanly');
   if (s.killed) add('Note', s.killed + ' process(es) were killed while measuring: every event they recorded up to then is kept');
   sec.append(el('h2', {}, 'Run'), kv);
@@ -783,6 +861,10 @@ function viewConcurrency(sec) {
   const c = MEAS.concurrency;
   if (!c) { sec.append(el('p', { class: 'dim' }, 'No trace: the concurrency profile needs events.')); return; }
   sec.append(el('p', {}, 'CEFF ' + (100 * c.ceff).toFixed(1) + '% (busy share of location time), CAVG ' + c.cavg.toFixed(2) + ' locations busy on average, an upper bound on speedup.'));
+  if (c.exact === false) {
+    sec.append(el('p', { class: 'note', id: 'conc-estimate' }, 'Estimated: the trace changes between busy and waiting more often than the page follows one by one, so the histogram comes from each location\'s busy time per slice of ' +
+      fmtNs(c.slice_ns) + ' (exact for slices in which no location changes state). CEFF and CAVG are exact.'));
+  }
   const cv = el('canvas', { class: 'chart', width: 1000, height: 240 });
   sec.append(cv);
   const g = cv.getContext('2d');
@@ -807,7 +889,8 @@ function viewConcurrency(sec) {
 function viewFindings(sec) {
   const f = MEAS.findings;
   if (!f.length) {
-    sec.append(el('p', { class: 'dim' }, 'No findings were given (parallax html DIR --findings FILE.json, with FILE from parallax analyze DIR --json).'));
+    sec.append(el('p', { class: MEAS.findings_note ? 'note' : 'dim' }, MEAS.findings_note ||
+      'No findings were given (parallax html DIR --findings FILE.json, with FILE from parallax analyze DIR --json).'));
     return;
   }
   const src = el('div');
@@ -830,7 +913,7 @@ function showFinding(x, src) {
       return no === x.line ? el('b', {}, text) : text;
     })));
   } else if (x.file) {
-    src.append(el('p', { class: 'dim' }, 'Source ' + x.file + ':' + x.line + ' is not readable here.'));
+    src.append(el('p', { class: 'dim source-note' }, 'Source ' + x.file + ':' + x.line + ' is not embedded: ' + (x.source_note || 'not readable here') + '.'));
   }
   if (x.row != null && x.t0 != null && pxState.timelines.length) {
     const tl = pxState.timelines[0];
