@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the fuzz targets of parallax-model's readers on a stable toolchain.
+# Runs the fuzz targets (parallax-model's readers, and the analyses on
+# experiments made from the input) on a stable toolchain.
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]
 #
@@ -15,7 +16,7 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(read_events read_defs read_profile)
+    targets=(read_events read_defs read_profile compensate analyze)
 fi
 sanitizer="${SANITIZER:-address}"
 jobs="${JOBS:-1}"
@@ -33,7 +34,7 @@ fi
 
 # Seed each corpus with real files once, so that fuzzing starts from inputs
 # that pass the header and checksum checks.
-if [ ! -d corpus/read_events ] || [ -z "$(ls -A corpus/read_events 2>/dev/null)" ]; then
+if [ ! -d corpus/analyze ] || [ -z "$(ls -A corpus/analyze 2>/dev/null)" ]; then
     cargo run --quiet --release --example seed -- corpus
 fi
 

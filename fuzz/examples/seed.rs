@@ -2,8 +2,8 @@
 //! payloads of every record kind, so that fuzzing starts past the magic
 //! numbers and checksums.
 //!
-//! `cargo run --example seed -- DIR` writes DIR/read_events, DIR/read_defs
-//! and DIR/read_profile.
+//! `cargo run --example seed -- DIR` writes DIR/read_events, DIR/read_defs,
+//! DIR/read_profile, DIR/compensate and DIR/analyze.
 
 use std::path::Path;
 
@@ -45,6 +45,76 @@ fn main() {
     push_block(&mut file, &payload);
     push_block(&mut file, &payload);
     write(dir, "read_profile", "profile.pxp", &file);
+    // Experiments for the analyses (see parallax_testkit::fuzz for how the
+    // bytes are read).
+    for (name, bytes) in [("ranks", ranks_program()), ("threads", threads_program())] {
+        write(dir, "compensate", name, &bytes);
+        write(dir, "analyze", name, &bytes);
+    }
+}
+
+/// Region kinds of the experiments: user, send, recv, barrier, lock,
+/// unlock, thread create, thread join, semaphore wait, semaphore post.
+const KINDS: [u8; 10] = [0, 3, 4, 8, 9, 10, 20, 21, 11, 12];
+
+/// One event: location, time step (tens of ns), peer, id, operation and
+/// its extra bytes.
+fn ev(out: &mut Vec<u8>, loc: u8, peer: u8, id: u8, op: u8, extra: &[u8]) {
+    out.extend_from_slice(&[loc, 3, peer, id, op]);
+    out.extend_from_slice(extra);
+}
+
+/// Two ranks: one sends to the other inside regions, both meet at a
+/// barrier, four times.
+fn ranks_program() -> Vec<u8> {
+    // Shape 2: two ranks; then kinds, clock 1 GHz, probes 5 ns, 2 cores.
+    let mut b = vec![2];
+    b.extend_from_slice(&KINDS);
+    b.extend_from_slice(&[0, 0, 2]);
+    for _ in 0..4 {
+        for l in 0..2 {
+            ev(&mut b, l, 0, 0, 0, &[0]);
+        }
+        ev(&mut b, 0, 0, 0, 0, &[1]);
+        ev(&mut b, 0, 1, 0, 9, &[]);
+        ev(&mut b, 0, 0, 0, 5, &[]);
+        ev(&mut b, 1, 0, 0, 0, &[2]);
+        ev(&mut b, 1, 0, 0, 10, &[]);
+        ev(&mut b, 1, 0, 0, 5, &[]);
+        for l in 0..2 {
+            ev(&mut b, l, 0, 0, 0, &[3]);
+            ev(&mut b, l, 0, 0, 11, &[0]);
+            ev(&mut b, l, 0, 0, 5, &[]);
+            ev(&mut b, l, 0, 0, 5, &[]);
+        }
+    }
+    b
+}
+
+/// Three threads: the first starts the others, all take a lock, then the
+/// first joins them.
+fn threads_program() -> Vec<u8> {
+    // Shape 5: three threads of one process; one core (crowded).
+    let mut b = vec![5];
+    b.extend_from_slice(&KINDS);
+    b.extend_from_slice(&[0, 0, 1]);
+    for t in 1..3 {
+        ev(&mut b, 0, 0, t, 14, &[0]);
+        ev(&mut b, t, 0, t, 14, &[1]);
+    }
+    for _ in 0..3 {
+        for l in 0..3 {
+            ev(&mut b, l, 0, 0, 0, &[4]);
+            ev(&mut b, l, 0, 1, 12, &[]);
+            ev(&mut b, l, 0, 0, 5, &[]);
+            ev(&mut b, l, 0, 1, 13, &[]);
+        }
+    }
+    for t in 1..3 {
+        ev(&mut b, t, 0, t, 14, &[2]);
+        ev(&mut b, 0, 0, t, 14, &[3]);
+    }
+    b
 }
 
 fn write(dir: &Path, target: &str, name: &str, bytes: &[u8]) {
@@ -211,6 +281,7 @@ fn all_defs() -> Vec<Def> {
             sd_ns: 0.25,
             min_ns: 7.0,
             samples: 20,
+            tick: 1_000,
         },
         Def::Region {
             id: 7,

@@ -258,12 +258,12 @@ fn otf2_variant(archive_dir: &Path, out: &Path, seed: u64) -> (PathBuf, String) 
 }
 
 #[test]
-fn hostile_inputs_give_results_or_clear_errors() {
+fn readers_give_results_or_clear_errors_on_hostile_inputs() {
     campaign(Commands::Readers, SHORT_CASES);
 }
 
 #[test]
-fn html_of_hostile_inputs_gives_a_page_or_a_clear_error() {
+fn html_gives_a_page_or_a_clear_error_on_hostile_inputs() {
     campaign(Commands::Html, SHORT_HTML_CASES);
 }
 

@@ -296,28 +296,53 @@ fn dir_size(d: &Path) -> u64 {
         .sum()
 }
 
+/// The `recursion` example (workloads/rust/recursion.rs), built next to
+/// the parallax binary by `cargo test`.
+fn recursion_program() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_parallax"));
+    let p = bin.parent().unwrap().join("examples").join("recursion");
+    assert!(
+        p.is_file(),
+        "{} missing: `cargo test -p parallax-cli` builds it",
+        p.display()
+    );
+    p
+}
+
 #[test]
 fn report_and_exports_are_linear_in_the_call_depth() {
-    // A recursion 100,000 deep, from its trace and from a runtime profile.
+    // A program recursing 100,000 calls deep, measured by `parallax run`
+    // (trace and profile, the profile raised to keep the whole path); then
+    // the same without its profile, so that the tree is built from the
+    // trace.
     let depth = 100_000u64;
-    for profile in [false, true] {
-        let d = tmp(if profile {
-            "deep-profile"
-        } else {
-            "deep-trace"
-        });
-        let exp = d.join("exp");
-        base::deep(&exp, depth as u32, profile).unwrap();
-        let out = d.join("out");
+    let d = tmp("deep");
+    let measured = d.join("measured");
+    let o = Command::new(env!("CARGO_BIN_EXE_parallax"))
+        .args(["run", "--no-db", "--no-report", "--out"])
+        .arg(&measured)
+        .arg("--")
+        .arg(recursion_program())
+        .arg(depth.to_string())
+        .env("PARALLAX_MAX_DEPTH", "200000")
+        .env("PARALLAX_PROFILE_NODES", "262144")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_trace = d.join("from-trace");
+    corrupt::copy_dir(&measured, &from_trace).unwrap();
+    std::fs::remove_file(rank0(&from_trace).join(experiment::PROFILE_FILE)).unwrap();
+    for (name, exp) in [("profile", &measured), ("trace", &from_trace)] {
+        let out = d.join(format!("out-{name}"));
         std::fs::create_dir_all(&out).unwrap();
         let lim = Limits {
             time: Duration::from_secs(120),
             memory: 2 << 30,
         };
-        for (what, rss, size) in report_and_exports(&exp, &out, &lim) {
+        let rows = report_and_exports(exp, &out, &lim);
+        for (what, rss, size) in rows {
             eprintln!(
-                "depth {depth} ({}): {what}: peak {} MiB, {size} bytes",
-                if profile { "profile" } else { "trace" },
+                "depth {depth} ({name}): {what}: peak {} MiB, {size} bytes",
                 rss >> 20
             );
             assert!(rss < 256 << 20, "{what}: peak {} MiB", rss >> 20);
@@ -326,14 +351,19 @@ fn report_and_exports_are_linear_in_the_call_depth() {
             // with a full path per node, the CSV alone would take 40 GB.
             assert!(size < 1000 * depth, "{what}: {size} bytes");
         }
-        // The report shows the bounded paths.
+        // The whole recursion is there, the paths bounded.
         let csv = std::fs::read_to_string(out.join("x.csv")).unwrap();
+        assert_eq!(
+            csv.lines().count() as u64,
+            depth + 1,
+            "a row per call and a header"
+        );
         let last = csv.lines().last().unwrap();
         assert!(last.contains(";…;"), "{last}");
         let folded = std::fs::read_to_string(out.join("x.folded")).unwrap();
         assert!(folded.lines().any(|l| l.contains(";… ")), "no cut line");
-        corrupt::remove(&d);
     }
+    corrupt::remove(&d);
 }
 
 #[test]

@@ -16,9 +16,9 @@ use std::io::Write;
 use std::path::Path;
 
 use parallax_analysis::profile::ExperimentProfile;
-use parallax_model::experiment::Experiment;
+use parallax_model::experiment::{shortened, Experiment};
 
-use crate::table::{selected_profiles, Frames};
+use crate::table::{selected_profiles, Frames, FRAME_BYTES};
 use crate::{Error, Format, Options, Summary};
 
 /// Frames of a call path shown at most (the location's frame included).
@@ -37,19 +37,36 @@ pub fn export(
     if opts.format == Format::Svg {
         let mut o = inferno::flamegraph::Options::default();
         o.title = format!("Parallax: {}", exp.dir.display());
-        o.count_name = "ns".to_string();
         o.name_type = "Region:".to_string();
-        if lines.is_empty() {
+        // The flame graph tool sums the counts in 64 bits: a damaged
+        // profile's times could overflow it. Scaled down, the picture is
+        // the same.
+        let total: u128 = lines.iter().map(|l| l.1 as u128).sum();
+        let mut scale = 0u32;
+        while total >> scale > 1 << 53 {
+            scale += 1;
+        }
+        o.count_name = if scale == 0 {
+            "ns".to_string()
+        } else {
+            format!("× 2^{scale} ns")
+        };
+        let scaled: Vec<String> = lines
+            .iter()
+            .filter(|l| l.1 >> scale > 0)
+            .map(|(p, v)| format!("{p} {}", v >> scale))
+            .collect();
+        if scaled.is_empty() {
             // inferno refuses an empty input; an empty profile is still a
             // valid (empty) flame graph.
             writeln!(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" height=\"60\"><text x=\"10\" y=\"30\">no samples</text></svg>").map_err(io)?;
         } else {
-            inferno::flamegraph::from_lines(&mut o, lines.iter().map(String::as_str), &mut w)
+            inferno::flamegraph::from_lines(&mut o, scaled.iter().map(String::as_str), &mut w)
                 .map_err(io)?;
         }
     } else {
-        for l in &lines {
-            writeln!(w, "{l}").map_err(io)?;
+        for (p, v) in &lines {
+            writeln!(w, "{p} {v}").map_err(io)?;
         }
     }
     w.flush().map_err(io)?;
@@ -59,12 +76,12 @@ pub fn export(
     })
 }
 
-/// The folded lines, sorted.
+/// The folded lines, sorted: a path and its exclusive time in integer ns.
 pub fn folded_lines(
     exp: &Experiment,
     prof: &ExperimentProfile,
     opts: &Options,
-) -> Result<Vec<String>, Error> {
+) -> Result<Vec<(String, u64)>, Error> {
     let mut lines: BTreeMap<String, f64> = BTreeMap::new();
     for (of, rows) in selected_profiles(exp, prof, opts)? {
         let label = of.map(|g| frame(&g.label));
@@ -98,13 +115,16 @@ pub fn folded_lines(
     Ok(lines
         .into_iter()
         .filter(|(_, v)| v.round() >= 1.0)
-        .map(|(p, v)| format!("{p} {}", v.round() as u64))
+        // Saturating: a damaged profile's times can be anything.
+        .map(|(p, v)| (p, v.round() as u64))
         .collect())
 }
 
-/// A frame name that cannot break the folded syntax.
+/// A frame name that cannot break the folded syntax, of at most
+/// [`FRAME_BYTES`] bytes.
 fn frame(s: &str) -> String {
-    s.chars()
+    shortened(s, FRAME_BYTES)
+        .chars()
         .map(|c| match c {
             ';' => ':',
             '\n' | '\r' | '\t' => ' ',

@@ -13,7 +13,8 @@
 //! Every row's `path` repeats the frames above it, which would make the
 //! file quadratic in the depth of the call tree: a path deeper than
 //! [`PATH_FRAMES`] frames shows its outermost and innermost frames with
-//! `…` between them (`id` and `parent` give the whole tree). Rows are
+//! `…` between them (`id` and `parent` give the whole tree), and a frame
+//! shows at most [`FRAME_BYTES`] bytes of its name. Rows are
 //! written as they are made, and the Hatchet tree as it is walked, without
 //! recursion.
 
@@ -22,7 +23,7 @@ use std::io::Write;
 use std::path::Path;
 
 use parallax_analysis::profile::{ExperimentProfile, PathRow};
-use parallax_model::experiment::Experiment;
+use parallax_model::experiment::{shortened, Experiment};
 use parallax_model::region::RegionKind;
 use serde_json::json;
 
@@ -30,6 +31,9 @@ use crate::{Error, Format, Options, Summary};
 
 /// Frames shown in a row's `path` at most.
 pub const PATH_FRAMES: usize = 64;
+
+/// Bytes of a region name shown in a `path` (or a folded line) at most.
+pub const FRAME_BYTES: usize = 256;
 
 /// The location a group of call paths belongs to.
 pub struct GroupOf {
@@ -100,30 +104,33 @@ impl<'a> Frames<'a> {
         &self.names
     }
 
-    /// The path joined by `sep`, at most [`PATH_FRAMES`] frames: the
-    /// outermost and innermost halves with `…` between when deeper.
-    pub fn joined(&self, sep: &str, frame: impl Fn(&str) -> String) -> String {
+    /// The path joined by `sep`, at most [`PATH_FRAMES`] frames of at
+    /// most [`FRAME_BYTES`] bytes each: the outermost and innermost halves
+    /// with `…` between when deeper.
+    pub fn joined(&self, sep: &str) -> String {
         let n = self.names.len();
+        let frame = |f: &&str| shortened(f, FRAME_BYTES);
         let mut parts: Vec<String> = Vec::with_capacity(n.min(PATH_FRAMES));
         if n <= PATH_FRAMES {
-            parts.extend(self.names.iter().map(|f| frame(f)));
+            parts.extend(self.names.iter().map(frame));
         } else {
             let head = PATH_FRAMES / 2;
             let tail = PATH_FRAMES - head - 1;
-            parts.extend(self.names[..head].iter().map(|f| frame(f)));
+            parts.extend(self.names[..head].iter().map(frame));
             parts.push("…".to_string());
-            parts.extend(self.names[n - tail..].iter().map(|f| frame(f)));
+            parts.extend(self.names[n - tail..].iter().map(frame));
         }
         parts.join(sep)
     }
 }
 
-/// Region kinds by name, over all processes (first definition wins).
+/// Region kinds by name as shown, over all processes (first definition
+/// wins).
 fn kinds(exp: &Experiment) -> BTreeMap<String, RegionKind> {
     let mut m = BTreeMap::new();
     for p in &exp.processes {
-        for r in p.regions.values() {
-            m.entry(r.name.clone()).or_insert(r.kind);
+        for (&id, r) in &p.regions {
+            m.entry(p.region_name(id)).or_insert(r.kind);
         }
     }
     m
@@ -160,7 +167,7 @@ pub fn export(
                         "{rank},{thread},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                         csv(name),
                         r.depth,
-                        csv(&frames.joined(";", str::to_string)),
+                        csv(&frames.joined(";")),
                         csv(&r.region),
                         kind.map_or("", |k| k.name()),
                         kind.map_or("", |k| k.category().name()),
@@ -196,7 +203,7 @@ pub fn export(
                         "thread": of.as_ref().map(|g| g.thread),
                         "location": of.as_ref().map_or("", |g| g.name.as_str()),
                         "depth": r.depth,
-                        "path": frames.joined(";", str::to_string),
+                        "path": frames.joined(";"),
                         "region": r.region,
                         "kind": kind.map(|k| k.name()),
                         "category": kind.map(|k| k.category().name()),

@@ -430,10 +430,11 @@ impl Process {
             .find(|m| m.start <= addr && addr < m.end)
     }
 
-    /// Name of a region, or a placeholder for an unknown id.
+    /// Name of a region as reports show it (at most [`MAX_SHOWN_NAME`]
+    /// bytes), or a placeholder for an unknown id.
     pub fn region_name(&self, id: RegionId) -> String {
         match self.regions.get(&id) {
-            Some(r) => r.name.clone(),
+            Some(r) => shortened(&r.name, MAX_SHOWN_NAME),
             None => format!("<region {id}>"),
         }
     }
@@ -472,6 +473,24 @@ impl Process {
             })?;
         EventReader::open(&path)
     }
+}
+
+/// Longest region name reports show, in bytes: a longer one (only a
+/// damaged or crafted file has them) is cut, so that what a report writes
+/// per call path stays bounded.
+pub const MAX_SHOWN_NAME: usize = 4096;
+
+/// `s` if at most `max` bytes long, else its longest prefix that leaves
+/// room for `…` and ends on a character boundary, then `…`.
+pub fn shortened(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
 }
 
 /// Reads one location's events block by block.
