@@ -56,3 +56,26 @@ impl Hasher for WordHasher {
 
 /// A `HashMap` with [`WordHasher`].
 pub type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<WordHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasher, BuildHasherDefault};
+
+    #[test]
+    fn keys_differing_in_high_bits_spread_over_buckets() {
+        // The low 16 bits choose a bucket among 65,536; ids 2^32, 2^40 or
+        // 2^48 apart must not all choose the same.
+        let b = BuildHasherDefault::<WordHasher>::default();
+        for shift in [32u32, 40, 48] {
+            let buckets: std::collections::HashSet<u64> = (1..=4096u64)
+                .map(|i| b.hash_one(i << shift) & 0xffff)
+                .collect();
+            assert!(
+                buckets.len() > 3000,
+                "shift {shift}: {} buckets",
+                buckets.len()
+            );
+        }
+    }
+}

@@ -375,9 +375,14 @@ fn list_and_pair(
                 f64::INFINITY,
             );
         }
-        // As many as the writer counted (a hint: never more than a record
-        // a byte), so that the list is not copied as it grows.
-        let hint = loc.summary.as_ref().map_or(0, |s| s.syncs.min(s.bytes));
+        // As many as the writer counted, so that the list is not copied as
+        // it grows: a hint, believed up to what the file can hold (a
+        // synchronization record takes at least three bytes) and to a
+        // bound, past which the list grows as it goes.
+        let hint = loc
+            .summary
+            .as_ref()
+            .map_or(0, |s| s.syncs.min(s.bytes / 3).min(1 << 20));
         let mut recs = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
         let mut colls = BTreeMap::new();
         let mut unlock = f64::INFINITY;

@@ -255,6 +255,73 @@ fn a_sparse_file_whose_block_claims_a_gigabyte_costs_no_memory() {
     corrupt::remove(&d);
 }
 
+#[test]
+fn huge_profile_statistics_give_a_flame_graph() {
+    // Times of 2^62 ns in every node of a profile: their sum overflows 64
+    // bits in the flame graph tool unless scaled.
+    let d = tmp("huge-stats");
+    let exp = d.join("exp");
+    base::mpi(&exp).unwrap();
+    let p = rank0(&exp);
+    let (mut trees, err) = experiment::Process::open(&p).unwrap().profiles().unwrap();
+    assert!(err.is_none());
+    for t in trees.iter_mut() {
+        for n in t.nodes.iter_mut() {
+            n.stats.count = 1 << 49;
+            n.stats.inclusive = 1 << 62;
+            n.stats.exclusive = 1 << 62;
+            n.stats.max = 1 << 62;
+        }
+    }
+    experiment::write_profiles(&p, 0, &trees).unwrap();
+    let svg = d.join("x.svg");
+    let o = bounded(
+        "export svg",
+        &[&"export", &exp, &"--format", &"svg", &"--out", &svg],
+        &Limits::new(60),
+    );
+    assert_eq!(o.status, Some(0), "{}", o.stderr);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains("main") && text.contains("× 2^"),
+        "no scaled graph"
+    );
+    corrupt::remove(&d);
+}
+
+#[test]
+fn long_region_names_are_shown_bounded() {
+    // A 3,000-deep recursion whose region's name is 64 KiB long: a path of
+    // 64 such frames per CSV row would take 12 GB.
+    let d = tmp("long-names");
+    let exp = d.join("exp");
+    base::deep(&exp, 3_000, true).unwrap();
+    let p = rank0(&exp);
+    let (rank, mut defs) = experiment::read_defs(&p).unwrap();
+    for def in defs.iter_mut() {
+        if let Def::Region { name, .. } = def {
+            *name = "recurse_".repeat(8192);
+        }
+    }
+    experiment::write_defs(&p, rank, &defs).unwrap();
+    let lim = Limits::new(120);
+    for f in ["csv", "json", "folded", "hatchet"] {
+        let file = d.join(format!("x.{f}"));
+        let o = bounded(
+            f,
+            &[&"export", &exp, &"--format", &f, &"--out", &file],
+            &lim,
+        );
+        assert_eq!(o.status, Some(0), "{f}: {}", o.stderr);
+        let size = std::fs::metadata(&file).unwrap().len();
+        // A name shown at most 4 KiB a row, a path 64 frames of 256 bytes.
+        assert!(size < 3_000 * 25_000, "{f}: {size} bytes");
+    }
+    let o = bounded("report --json", &[&"report", &"--json", &exp], &lim);
+    assert!(o.stdout_len < 3_000 * 2 * 5_000, "{} bytes", o.stdout_len);
+    corrupt::remove(&d);
+}
+
 /// Peak resident set of `report` and of every export of `exp`, and the
 /// size of each output, by name.
 fn report_and_exports(exp: &Path, out: &Path, lim: &Limits) -> Vec<(String, u64, u64)> {
