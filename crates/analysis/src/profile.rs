@@ -152,10 +152,9 @@ pub struct FlatRow {
 }
 
 /// One node of a call-path profile merged across locations. A list of rows
-/// is in tree order (parents before their children); each row names its
-/// parent by its index in the list, so that the list's size is linear in
-/// the depth of the tree (the full path of a row is
-/// [`PathRow::path`]).
+/// is in tree order (each row after its parent, depth first); each row names
+/// its parent by its index in the list, so that the list's size is linear
+/// in the depth of the tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathRow {
     /// Depth (0 for a top-level region).
@@ -168,21 +167,6 @@ pub struct PathRow {
     pub times: Times,
     /// Locations that visited it.
     pub locations: usize,
-}
-
-impl PathRow {
-    /// Region names from the top to row `i` of `rows` (as long as the
-    /// row's depth: take it for one row at a time, not for every row).
-    pub fn path(rows: &[PathRow], i: usize) -> Vec<&str> {
-        let mut out = Vec::new();
-        let mut at = Some(i);
-        while let Some(j) = at {
-            out.push(rows[j].region.as_str());
-            at = rows[j].parent.filter(|&p| p < j);
-        }
-        out.reverse();
-        out
-    }
 }
 
 /// Profiles of all locations of an experiment.
@@ -731,6 +715,41 @@ mod tests {
         assert!(other.stats.count > MAX_NODES as u64 - DEEP);
         // The outermost region kept its whole visit.
         assert_eq!(t.nodes[0].stats.inclusive, 2000 + DEEP - 1);
+    }
+
+    #[test]
+    fn a_tree_from_a_trace_is_bounded_in_call_paths() {
+        // Every enter a new path: past the bound, visits go to one node.
+        let mut b = TreeBuilder::new(0);
+        let n = MAX_NODES as u32 + 1000;
+        for r in 0..n {
+            b.enter(r, r as u64);
+            b.leave(r as u64 + 1);
+        }
+        assert_eq!(b.dropped, 1000);
+        let t = b.finish();
+        assert_eq!(t.nodes.len(), MAX_NODES + 1);
+        let o = &t.nodes[MAX_NODES];
+        assert_eq!(
+            (o.region, o.parent, o.stats.count),
+            (OVERFLOW_REGION, None, 1000)
+        );
+    }
+
+    #[test]
+    fn paths_name_their_parents_and_nesting_is_found_without_recursion() {
+        // A recursion 200,000 deep: one node per level, each the child of
+        // the one before, each but the first nested in its own region.
+        let mut b = TreeBuilder::new(0);
+        let depth = 200_000u64;
+        for i in 0..depth {
+            b.enter(7, i);
+        }
+        b.seen(2 * depth);
+        let t = b.finish();
+        assert_eq!(t.nodes.len(), depth as usize);
+        let nested = nested_in_same_region(&t);
+        assert!(!nested[0] && nested[1..].iter().all(|&x| x));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::path::Path;
 use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::{shortened, Experiment};
 
-use crate::table::{selected_profiles, Frames, FRAME_BYTES};
+use crate::table::{selected_profiles, FRAME_BYTES};
 use crate::{Error, Format, Options, Summary};
 
 use parallax_output::file::Kind;
@@ -115,29 +115,28 @@ pub fn folded_lines(
         let label = of.map(|g| frame(&g.label));
         // Frames of the region's own path shown: one fewer below a label.
         let shown = MAX_DEPTH - label.is_some() as usize;
-        let mut frames = Frames::default();
+        // The line of the path being walked, and where each of its frames
+        // ends in it: rows come in tree order, each below the last row of
+        // lesser depth.
+        let mut text = label.unwrap_or_default();
+        let base = text.len();
+        let mut ends: Vec<usize> = Vec::new();
         for r in &rows {
-            frames.visit(r);
-            let all = frames.all();
-            let (path, deeper) = if all.len() > shown {
-                (&all[..shown - 1], true)
-            } else {
-                (all, false)
-            };
-            let mut line = String::new();
-            if let Some(l) = &label {
-                line.push_str(l);
-            }
-            for f in path {
-                if !line.is_empty() {
-                    line.push(';');
+            let key = if r.depth < shown {
+                ends.truncate(r.depth);
+                text.truncate(ends.last().copied().unwrap_or(base));
+                if !text.is_empty() {
+                    text.push(';');
                 }
-                line.push_str(&frame(f));
-            }
-            if deeper {
-                line.push_str(";…");
-            }
-            *lines.entry(line).or_insert(0.0) += r.times.exclusive;
+                text.push_str(&frame(&r.region));
+                ends.push(text.len());
+                text.clone()
+            } else {
+                // Deeper frames are not shown: the time goes to `…` below
+                // the last frame shown.
+                format!("{};…", &text[..ends[shown - 2]])
+            };
+            *lines.entry(key).or_insert(0.0) += r.times.exclusive;
         }
     }
     Ok(lines

@@ -122,26 +122,21 @@ pub fn selected_profiles(
 /// The frames of the path being walked: rows come in tree order, so the
 /// path of each row is its parent's plus its own region.
 #[derive(Default)]
-pub struct Frames<'a> {
+struct Frames<'a> {
     names: Vec<&'a str>,
 }
 
 impl<'a> Frames<'a> {
     /// Moves to `row`, the next row in tree order.
-    pub fn visit(&mut self, row: &'a PathRow) {
+    fn visit(&mut self, row: &'a PathRow) {
         self.names.truncate(row.depth);
         self.names.push(&row.region);
-    }
-
-    /// The frames from the top.
-    pub fn all(&self) -> &[&'a str] {
-        &self.names
     }
 
     /// The path joined by `sep`, at most [`PATH_FRAMES`] frames of at
     /// most [`FRAME_BYTES`] bytes each: the outermost and innermost halves
     /// with `…` between when deeper.
-    pub fn joined(&self, sep: &str) -> String {
+    fn joined(&self, sep: &str) -> String {
         let n = self.names.len();
         let frame = |f: &&str| shortened(f, FRAME_BYTES);
         let mut parts: Vec<String> = Vec::with_capacity(n.min(PATH_FRAMES));

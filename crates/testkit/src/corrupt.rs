@@ -16,7 +16,8 @@
 //!   directory, an empty file, a sparse 1 GiB file whose block claims
 //!   2^30 bytes, an unreadable file, a dangling or looping link;
 //! - experiments of odd shape: two processes of one rank, a process
-//!   directory without definitions, the experiment directory itself a FIFO.
+//!   directory without definitions, the experiment directory itself a FIFO,
+//!   a manifest of the wrong kind or with hostile JSON.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -856,7 +857,25 @@ fn odd_shape(dir: &Path, rng: &mut Rng) -> std::io::Result<String> {
         v
     };
     let first = ranks[0].clone();
-    Ok(match rng.below(6) {
+    Ok(match rng.below(8) {
+        6 => {
+            let m = dir.join(experiment::MANIFEST);
+            let what = odd_file_of_kind(&m, rng.below(ODD_FILES))?;
+            format!("{}: {what}", experiment::MANIFEST)
+        }
+        7 => {
+            let m = dir.join(experiment::MANIFEST);
+            let text = match rng.below(3) {
+                0 => "{\"wall_seconds\": 1e999, \"status\": [[[[[]]]]]}".to_string(),
+                1 => "[".repeat(100_000),
+                _ => format!(
+                    "{{\"wall_seconds\": -1, \"x\": \"{}\"}}",
+                    "y".repeat(1 << 20)
+                ),
+            };
+            std::fs::write(&m, &text)?;
+            format!("{} of {} hostile bytes", experiment::MANIFEST, text.len())
+        }
         0 => {
             copy_dir(&first, &dir.join("rank-copy"))?;
             "a second process of the same rank".into()
