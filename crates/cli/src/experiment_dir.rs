@@ -36,16 +36,10 @@ pub const JOB_MARKER_KIND: Kind = Kind::recognised_by("a Parallax job marker", |
     h.len() <= 256 && !h.contains(&0)
 });
 
-/// Largest manifest read back (one entry per process: a large job's is
-/// some megabytes).
-const MANIFEST_MAX: u64 = 64 << 20;
-
 /// What the manifest of `dir` says, if it has one of Parallax's schema.
 pub fn read_manifest(dir: &Path) -> Option<Value> {
-    let f = std::fs::File::open(dir.join(MANIFEST)).ok()?;
-    let mut text = Vec::new();
-    f.take(MANIFEST_MAX).read_to_end(&mut text).ok()?;
-    let v: Value = serde_json::from_slice(&text).ok()?;
+    let text = parallax_model::experiment::manifest_text(dir)?;
+    let v: Value = serde_json::from_str(&text).ok()?;
     v.get("parallax_version")?.as_str()?;
     v.get("status")?.as_str()?;
     Some(v)

@@ -629,7 +629,7 @@ fn agree_on_directory(
     }
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        if std::fs::read_to_string(&marker).is_ok_and(|s| s == j.job) {
+        if parallax_model::file::read_text(&marker, 4096).is_ok_and(|s| s == j.job) {
             return Ok(None);
         }
         if Instant::now() > deadline {

@@ -183,21 +183,24 @@ fn outputs_never_go_through_links_nor_over_other_files() {
     let victim = d.join("victim");
     let precious = b"the user's own file\n";
     for format in [
-        "csv", "json", "hatchet", "folded", "svg", "chrome", "perfetto", "otf2",
+        "csv", "json", "hatchet", "folded", "svg", "chrome", "perfetto", "otf2", "html",
     ] {
         let name = if format == "otf2" {
             "t.otf2".to_string()
         } else {
             format!("out.{format}")
         };
+        // The HTML report is written by a command of its own.
         let export = |out: &Path| {
-            parallax()
-                .arg("export")
-                .arg(&exp)
-                .args(["--format", format, "--out"])
-                .arg(out)
-                .output()
-                .unwrap()
+            let mut cmd = parallax();
+            if format == "html" {
+                cmd.arg("html").arg(&exp).arg("-o");
+            } else {
+                cmd.arg("export")
+                    .arg(&exp)
+                    .args(["--format", format, "--out"]);
+            }
+            cmd.arg(out).output().unwrap()
         };
         std::fs::write(&victim, precious).unwrap();
         // A link at the destination: refused, its target untouched.

@@ -67,7 +67,19 @@ pub struct Finding {
     pub source: Option<String>,
 }
 
+/// Longest findings file read (`parallax analyze --json` writes a few
+/// kilobytes per finding).
+pub const FINDINGS_MAX_BYTES: u64 = 256 << 20;
+
 impl Finding {
+    /// The findings of a file written by `parallax analyze --json` (a
+    /// regular file of at most [`FINDINGS_MAX_BYTES`]).
+    pub fn read_file(path: &std::path::Path) -> std::result::Result<Vec<Finding>, String> {
+        let text =
+            parallax_model::file::read_text(path, FINDINGS_MAX_BYTES).map_err(|e| e.to_string())?;
+        Finding::parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
     /// Findings from `{"findings": [...]}` (or a bare array); entries
     /// without a pattern are skipped, never a panic.
     pub fn parse_json(text: &str) -> std::result::Result<Vec<Finding>, String> {

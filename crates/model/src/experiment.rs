@@ -23,6 +23,17 @@ use crate::{Error, ErrorKind};
 
 /// Name of the human-readable summary at the top of an experiment.
 pub const MANIFEST: &str = "manifest.json";
+
+/// Largest manifest read (one entry per process: a large job's is some
+/// megabytes).
+pub const MANIFEST_MAX_BYTES: u64 = 64 << 20;
+
+/// The text of the manifest of experiment `dir`, if it has one that is a
+/// regular file of at most [`MANIFEST_MAX_BYTES`] (a manifest is not needed
+/// to read an experiment: anything else is left alone).
+pub fn manifest_text(dir: &Path) -> Option<String> {
+    file::read_text(&dir.join(MANIFEST), MANIFEST_MAX_BYTES).ok()
+}
 /// Definitions file in a process directory.
 pub const DEFS_FILE: &str = "defs.pxd";
 /// Profile file in a process directory.

@@ -307,7 +307,7 @@ mod tests {
     fn control_characters_are_shown_as_escapes() {
         assert_eq!(
             esc("a\x1b[31mb\u{202e}c\td\u{85}\n"),
-            "a\\x1b[31mb\\u{202e}c\td\\x85\\x0a"
+            "a\\x1b[31mb\\u{202e}c\\td\\u{85}\\n"
         );
         let b = bars("t", &[("x\x01y".into(), 1.0)]);
         assert!(!b.chars().any(|c| c.is_control() && c != '\n'), "{b}");

@@ -288,12 +288,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         }
         Command::Findings { id, file } => {
             let f = match file {
-                Some(file) => {
-                    let text = std::fs::read_to_string(&file)
-                        .with_context(|| format!("cannot read {}", file.display()))?;
-                    Finding::parse_json(&text)
-                        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?
-                }
+                Some(file) => Finding::read_file(&file)
+                    .map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?,
                 None => {
                     let dir = db.run(id)?.dir;
                     let exp = parallax_model::experiment::Experiment::open(&dir)

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
+use parallax_output::file::Kind;
 
 use parallax_analysis::bottleneck;
 use parallax_analysis::executor::Executor;
@@ -121,9 +122,7 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
     let mut findings_note = None;
     let findings = match &a.findings {
         Some(f) => {
-            let text = std::fs::read_to_string(f)
-                .with_context(|| format!("cannot read {}", f.display()))?;
-            Finding::parse_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?
+            Finding::read_file(f).map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?
         }
         None if a.no_analysis => Vec::new(),
         None => {
@@ -138,7 +137,7 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
                     bytes as f64 / 1e6,
                     ANALYSIS_MAX_BYTES >> 20
                 );
-                eprintln!("parallax: {note}");
+                crate::console::note(&note);
                 findings_note = Some(note);
                 Vec::new()
             } else {
@@ -168,8 +167,7 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
                         .map_or(i.program.clone(), |n| n.to_string_lossy().into_owned())
                 })
                 .unwrap_or_default();
-            let wall_s = std::fs::read_to_string(d.join(parallax_model::experiment::MANIFEST))
-                .ok()
+            let wall_s = parallax_model::experiment::manifest_text(d)
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
                 .and_then(|m| m.get("wall_seconds").and_then(|w| w.as_f64()));
             let meta = RunMeta {
@@ -202,29 +200,30 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|_| a.dirs[0].clone());
         d.with_extension("html")
     });
-    std::fs::write(&out, &page).with_context(|| format!("cannot write {}", out.display()))?;
+    parallax_output::file::write(&out, Kind::HTML, page.as_bytes())
+        .with_context(|| format!("cannot write {}", out.display()))?;
     for w in &built.warnings {
-        eprintln!("parallax: warning: {w}");
+        crate::console::warn(w);
     }
     if let Some((t0, t1, kept)) = built.detail {
-        eprintln!(
-            "parallax: the timeline holds single visits for {:.6} s to {:.6} s ({kept} of {} \
+        crate::console::note(&format!(
+            "the timeline holds single visits for {:.6} s to {:.6} s ({kept} of {} \
              visits), summaries elsewhere: --window START..END for another part, \
              --max-visits N for more",
             t0 as f64 / 1e9,
             t1 as f64 / 1e9,
             built.visits
-        );
+        ));
     }
-    eprintln!(
-        "parallax: wrote {} ({:.1} MB; {} events, {} visits, {} arrows) in {:.2} s",
+    crate::console::note(&format!(
+        "wrote {} ({:.1} MB; {} events, {} visits, {} arrows) in {:.2} s",
         out.display(),
         page.len() as f64 / 1e6,
         built.events,
         built.visits,
         built.arrows,
         started.elapsed().as_secs_f64()
-    );
+    ));
     if let Some(dir) = &a.svg {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let mut files = built.charts.files();
@@ -241,9 +240,10 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
         }
         for (name, text) in files {
             let f = dir.join(name);
-            std::fs::write(&f, text).with_context(|| format!("cannot write {}", f.display()))?;
+            parallax_output::file::write(&f, Kind::SVG, text.as_bytes())
+                .with_context(|| format!("cannot write {}", f.display()))?;
         }
-        eprintln!("parallax: SVG charts in {}", dir.display());
+        crate::console::note(&format!("SVG charts in {}", dir.display()));
     }
     Ok(ExitCode::SUCCESS)
 }

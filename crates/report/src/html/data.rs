@@ -491,8 +491,7 @@ fn summary(exp: &Experiment, prof: &ExperimentProfile) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    let manifest = std::fs::read_to_string(exp.dir.join(parallax_model::experiment::MANIFEST))
-        .ok()
+    let manifest = parallax_model::experiment::manifest_text(&exp.dir)
         .and_then(|t| serde_json::from_str::<Value>(&t).ok());
     json!({
         "dir": exp.dir.display().to_string(),
