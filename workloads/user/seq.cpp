@@ -17,7 +17,7 @@
 
 namespace {
 
-constexpr long MEDIUM_ROUNDS = 16;
+constexpr long MEDIUM_ROUNDS = 20;
 constexpr long COARSE_ROUNDS = 96;
 constexpr std::uint64_t GOLDEN = 0x9E3779B97F4A7C15ull;
 

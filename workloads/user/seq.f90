@@ -11,7 +11,7 @@
 module user_kernels
   use iso_c_binding
   implicit none
-  integer, parameter :: MEDIUM_ROUNDS = 14, COARSE_ROUNDS = 120
+  integer, parameter :: MEDIUM_ROUNDS = 6, COARSE_ROUNDS = 40
   integer(c_int), parameter :: CLOCK_MONOTONIC = 1
 
   type, bind(C) :: timespec
