@@ -14,7 +14,7 @@
 #include "timing.h"
 #include "work.h"
 
-#define UNIT 100
+#define UNIT 1000
 
 __attribute__((noinline)) static uint64_t p2p(int rank, int size, long rounds)
 {

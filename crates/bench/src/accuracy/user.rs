@@ -146,7 +146,7 @@ const SPECS: &[Spec] = &[
         path: ProbePath::Mpi,
         granularity: None,
         ranks: 2,
-        pilot: 500,
+        pilot: 400,
     },
     Spec {
         program: "mpi",
@@ -155,7 +155,7 @@ const SPECS: &[Spec] = &[
         path: ProbePath::Mpi,
         granularity: None,
         ranks: 2,
-        pilot: 500,
+        pilot: 400,
     },
     Spec {
         program: "hybrid",
