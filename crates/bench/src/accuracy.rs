@@ -29,6 +29,8 @@ use parallax_model::experiment::Experiment;
 
 use crate::stats::{chance_error, median, round};
 
+mod user;
+
 /// Arguments of `accuracy`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,7 +42,11 @@ pub struct Args {
     #[arg(long, default_value_t = 5)]
     pub reps: usize,
     /// Suites to run: rust (Livermore in Rust), c (Livermore in C),
-    /// threads (parallel Rust kernels), mpi (parallel MPI kernels).
+    /// threads (parallel Rust kernels), mpi (parallel MPI kernels), user
+    /// (C, C++ and Fortran programs of workloads/user built with
+    /// -finstrument-functions and measured by `parallax run` with its own
+    /// default settings and with --throttle off; --clock, --buffer,
+    /// --threads and --ranks do not apply to them).
     #[arg(long, value_delimiter = ',', default_value = "rust,c,threads,mpi")]
     pub suites: Vec<String>,
     /// Livermore kernels to run (numbers 1 to 24) [default: all].
@@ -158,6 +164,9 @@ struct Report {
     /// each) and over those of the parallel ones (threads, ranks and
     /// their synchronization).
     compensation_events_per_s_by_kind: BTreeMap<&'static str, f64>,
+    /// The user programs' suite, where it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user: Option<user::UserReport>,
 }
 
 /// Where the workload binaries and the interposition library are.
@@ -180,8 +189,9 @@ impl Tools {
         Ok(Tools { bin, root })
     }
 
-    /// Builds the workloads and the interposition library in this profile.
-    fn build(&self) -> Result<(), String> {
+    /// Builds the workloads and the interposition library in this profile,
+    /// and the `parallax` command if `cli`.
+    fn build(&self, cli: bool) -> Result<(), String> {
         let release = self.bin.ends_with("release");
         let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         c.current_dir(&self.root).args([
@@ -192,6 +202,9 @@ impl Tools {
             "-p",
             "parallax-preload",
         ]);
+        if cli {
+            c.args(["-p", "parallax-cli"]);
+        }
         if release {
             c.arg("--release");
         }
@@ -772,7 +785,7 @@ pub fn main(a: &Args) -> Result<(), String> {
     }
     let tools = Tools::find()?;
     eprintln!("accuracy: building the workloads");
-    tools.build()?;
+    tools.build(a.suites.iter().any(|s| s == "user"))?;
     let temp = a.work.is_none();
     let work = a.work.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("parallax-accuracy-{}", std::process::id()))
@@ -791,6 +804,7 @@ pub fn main(a: &Args) -> Result<(), String> {
         kernels: Vec::new(),
     };
     let mut problems = Vec::new();
+    let mut user_report = None;
     for suite in &a.suites {
         eprintln!("accuracy: suite {suite}");
         let r = match suite.as_str() {
@@ -804,7 +818,18 @@ pub fn main(a: &Args) -> Result<(), String> {
                 .and_then(|exe| ctx.livermore("c", &exe, true)),
             "threads" => a.threads.iter().try_for_each(|&n| ctx.threads(n)),
             "mpi" => a.ranks.iter().try_for_each(|&n| ctx.mpi(n)),
-            other => Err(format!("unknown suite {other:?} (rust, c, threads, mpi)")),
+            "user" => user::run(&ctx.tools, &work, ctx.reps, a.quick, ctx.keep).and_then(|r| {
+                let failed = r.failed.join("\n");
+                user_report = Some(r);
+                if failed.is_empty() {
+                    Ok(())
+                } else {
+                    Err(failed)
+                }
+            }),
+            other => Err(format!(
+                "unknown suite {other:?} (rust, c, threads, mpi, user)"
+            )),
         };
         if let Err(e) = r {
             problems.push(format!("{suite}: {e}"));
@@ -842,6 +867,7 @@ pub fn main(a: &Args) -> Result<(), String> {
             .map(|(&k, t)| (k, round(compensation_speed(t), 0)))
             .collect(),
         kernels: ctx.kernels,
+        user: user_report,
     };
     if a.json {
         println!(
@@ -862,6 +888,12 @@ pub fn main(a: &Args) -> Result<(), String> {
 }
 
 fn print_text(r: &Report) {
+    if let Some(u) = &r.user {
+        user::print_text(u);
+        if r.kernels.is_empty() {
+            return;
+        }
+    }
     println!("probes' clock: {}", r.clock);
     println!(
         "{:<8} {:<14} {:>5} {:>6} {:>11} {:>11} {:>11} {:>9} {:>9} {:>8}",

@@ -21,6 +21,7 @@ mod report;
 mod run;
 mod runner;
 mod scaling;
+mod validate;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -83,6 +84,10 @@ enum Command {
     /// What this installation and machine can do (OTF2, MPI, perf events,
     /// TSC, ...) and how to get what is missing.
     Doctor(doctor::Args),
+    /// Check compensation on a program: run it without Parallax and under
+    /// `parallax run`, alternately, compensate each measured run and
+    /// compare the approximated run times with the plain ones.
+    Validate(validate::Args),
 }
 
 // The analyses allocate many small values (exchanged notes, call-path
@@ -93,8 +98,8 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Lets an offline command hold as many files open as the system allows:
 /// a replay reads every location of an experiment at once, and the soft
-/// limit (often 1024) is below the locations of a large run. Not for `run`,
-/// whose program would inherit it.
+/// limit (often 1024) is below the locations of a large run. Not for `run`
+/// and `validate`, whose program would inherit it.
 fn raise_open_file_limit() {
     let mut l = libc::rlimit {
         rlim_cur: 0,
@@ -111,7 +116,10 @@ fn raise_open_file_limit() {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Run(_) | Command::Demo(_)) {
+    if !matches!(
+        cli.command,
+        Command::Run(_) | Command::Demo(_) | Command::Validate(_)
+    ) {
         raise_open_file_limit();
     }
     let result = match cli.command {
@@ -129,6 +137,7 @@ fn main() -> ExitCode {
         Command::Scaling(a) => scaling::main(a),
         Command::Compare(a) => compare::main(a),
         Command::Doctor(a) => doctor::main(a),
+        Command::Validate(a) => validate::main(a),
     };
     match result {
         Ok(code) => code,
