@@ -21,8 +21,9 @@ use serde_json::{json, Value};
 use parallax::Mode;
 use parallax_analysis::compensate::{self, Options, Summary};
 use parallax_analysis::executor::Executor;
-use parallax_model::experiment::{Experiment, MANIFEST};
+use parallax_model::experiment::{manifest_text, Experiment};
 
+use crate::console::note;
 use crate::demo::parse_mode;
 
 /// Arguments of `parallax validate`.
@@ -294,7 +295,7 @@ fn work_dir(keep: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
 /// The measured wall time `parallax run` wrote in the experiment's
 /// manifest (the program's spawn to its exit), seconds.
 fn manifest_wall(dir: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(dir.join(MANIFEST)).ok()?;
+    let text = manifest_text(dir)?;
     let v: Value = serde_json::from_str(&text).ok()?;
     v["wall_seconds"].as_f64()
 }
@@ -390,9 +391,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let (plain, measured) = result?;
     let report = to_json(&a, &options, &plain, &measured);
     if a.json {
-        crate::out(&(serde_json::to_string_pretty(&report)? + "\n"))?;
+        crate::console::out_json(&report)?;
     } else {
-        crate::out(&text(&report))?;
+        crate::console::out(&text(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -409,12 +410,15 @@ fn validate(
     let mut plain = Vec::new();
     let mut measured = Vec::new();
     for i in 1..=n {
-        eprint!("parallax: validate: run {i}/{n} without Parallax ... ");
         let mut c = Command::new(&a.command[0]);
         c.args(&a.command[1..]);
         without_parallax(&mut c);
-        let ran = run_captured(&mut c, shown).inspect_err(|_| eprintln!("failed"))?;
-        eprintln!("{:.3} s ({})", ran.secs, describe(&ran.status));
+        let ran = run_captured(&mut c, shown)?;
+        note(&format!(
+            "validate: run {i}/{n} without Parallax: {:.3} s ({})",
+            ran.secs,
+            describe(&ran.status)
+        ));
         if !ran.status.success() {
             bail!(
                 "`{shown}` failed without Parallax ({}) in run {i}: nothing to validate.{}",
@@ -427,7 +431,6 @@ fn validate(
         }
         plain.push(ran.secs);
 
-        eprint!("parallax: validate: run {i}/{n} under parallax run ... ");
         let exp = work.join(format!("run-{i}"));
         let comp = work.join(format!("run-{i}-compensated"));
         let mut c = Command::new(parallax);
@@ -437,10 +440,9 @@ fn validate(
             .arg("--")
             .args(&a.command);
         without_parallax(&mut c);
-        let ran = run_captured(&mut c, shown).inspect_err(|_| eprintln!("failed"))?;
+        let ran = run_captured(&mut c, shown)?;
         let wall = manifest_wall(&exp);
         let Some(wall) = wall.filter(|_| ran.status.success()) else {
-            eprintln!("failed");
             let how = if wall.is_some() {
                 format!("it ended with {}", describe(&ran.status))
             } else {
@@ -460,12 +462,14 @@ fn validate(
                 exp.display()
             )
         })?;
-        eprint!("{wall:.3} s, compensating ... ");
         let summary =
             compensate::compensate(&exp_data, &comp, &Options::default(), Executor::pool())
                 .with_context(|| format!("cannot compensate {}", exp.display()))?;
         let m = Measured::of(wall, &summary);
-        eprintln!("approximated {:.3} s", m.approximated());
+        note(&format!(
+            "validate: run {i}/{n} under parallax run: {wall:.3} s, approximated {:.3} s",
+            m.approximated()
+        ));
         measured.push(m);
         if a.keep.is_none() {
             for d in [&exp, &comp] {

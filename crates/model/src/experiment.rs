@@ -34,6 +34,7 @@ pub const MANIFEST_MAX_BYTES: u64 = 64 << 20;
 pub fn manifest_text(dir: &Path) -> Option<String> {
     file::read_text(&dir.join(MANIFEST), MANIFEST_MAX_BYTES).ok()
 }
+
 /// Definitions file in a process directory.
 pub const DEFS_FILE: &str = "defs.pxd";
 /// Profile file in a process directory.
