@@ -2,7 +2,9 @@
 //! Rust cannot define (C variadics, caller addresses, handles and macros of
 //! mpi.h and shmem.h) and that must be exported from the cdylib.
 //!
-//! - `shim/pthread.c`, `shim/process.c` and `shim/gasp.c` are always built.
+//! - `shim/pthread.c`, `shim/process.c` and `shim/gasp.c` are always built,
+//!   and `shim/calibrate.c` with `-finstrument-functions` (the calls that
+//!   calibrate the compiler hooks).
 //! - `shim/mpi.c` is built against the mpi.h of the `mpicc` found on PATH
 //!   (or `PARALLAX_MPICC`), when there is one: `mpicc -showme:compile`
 //!   (Open MPI) or `mpicc -show` (MPICH) gives the include flags.
@@ -38,6 +40,7 @@ fn main() {
         "shim/pthread.c",
         "shim/process.c",
         "shim/gasp.c",
+        "shim/calibrate.c",
         "shim/mpi.c",
         "shim/shmem.c",
         "include/gasp.h",
@@ -50,6 +53,11 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
 
     let mut objects = compile(&["shim/pthread.c", "shim/process.c", "shim/gasp.c"], &[]);
+    // The functions through which calibration times the compiler hooks.
+    objects.extend(compile(
+        &["shim/calibrate.c"],
+        &["-finstrument-functions".into()],
+    ));
 
     if let Some(flags) = model_flags("PARALLAX_NO_MPI", "PARALLAX_MPICC", "mpicc", "mpi.h") {
         let objs = compile(&["shim/mpi.c"], &flags);

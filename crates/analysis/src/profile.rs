@@ -9,7 +9,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use parallax_model::clock::ClockMap;
-use parallax_model::event::{EventKind, RegionId, OVERFLOW_REGION, UNKNOWN_REGION};
+use parallax_model::event::{
+    EventKind, RegionId, OVERFLOW_REGION, SKIPPED_NAME, SKIPPED_REGION, UNKNOWN_REGION,
+};
 use parallax_model::experiment::{Experiment, Process};
 use parallax_model::profile::{CallTree, Node, Stats};
 use parallax_model::region::{Category, RegionKind};
@@ -511,6 +513,7 @@ fn region_name(p: &Process, id: RegionId) -> String {
     match id {
         UNKNOWN_REGION => "<unknown>".to_string(),
         OVERFLOW_REGION => "<other paths>".to_string(),
+        SKIPPED_REGION => SKIPPED_NAME.to_string(),
         _ => p.region_name(id),
     }
 }
@@ -527,6 +530,7 @@ pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String
             match e.kind {
                 EventKind::Enter { region } => b.enter(region, e.time),
                 EventKind::Leave { .. } => b.leave(e.time),
+                EventKind::Skipped { calls } => b.skipped(calls),
                 _ => {}
             }
             b.last = e.time;
@@ -643,6 +647,21 @@ impl TreeBuilder {
         if let Some(p) = self.stack.last_mut() {
             p.2 = p.2.saturating_add(d);
         }
+    }
+
+    /// Counts `calls` calls that recorded nothing under the current path, in
+    /// its [`SKIPPED_REGION`] node (no time).
+    pub fn skipped(&mut self, calls: u64) {
+        let parent = self.stack.last().map(|f| f.0);
+        let id = match self.index.get(&(parent, SKIPPED_REGION)) {
+            Some(&id) => id,
+            None => self.add((parent, SKIPPED_REGION)),
+        };
+        let s = &mut self.tree.nodes[id as usize].stats;
+        if s.count == 0 {
+            s.min = 0;
+        }
+        s.count = s.count.saturating_add(calls);
     }
 
     /// Notes an event at `t` (where open regions close if the trace ends).

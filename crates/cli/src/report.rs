@@ -259,7 +259,14 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
     if let Some(p) = exp.processes.first() {
         let ghz = 1.0 / p.clock.ns_per_tick;
         let mut costs = String::new();
-        for probe in [Probe::Enter, Probe::Leave, Probe::Event, Probe::ClockRead] {
+        for probe in [
+            Probe::Enter,
+            Probe::Leave,
+            Probe::Event,
+            Probe::ClockRead,
+            Probe::HookPair,
+            Probe::HookSkipped,
+        ] {
             if let Some(c) = p.calibration.iter().find(|c| c.probe == probe) {
                 let _ = write!(costs, "{} {:.1}±{:.1}  ", probe.name(), c.mean_ns, c.sd_ns);
             }

@@ -8,7 +8,9 @@
 mod common;
 
 use common::*;
-use parallax_model::event::{CollectiveOp, EventKind};
+use parallax_model::defs::{Entry, Probe};
+use parallax_model::event::{CollectiveOp, EventKind, SKIPPED_REGION};
+use parallax_model::experiment::Process;
 
 const THREADS: u64 = 3;
 const ITERS: u64 = 20;
@@ -397,6 +399,8 @@ fn filters_and_throttling_choose_what_is_measured() {
     assert!(region(p, "tiny").is_none());
     assert_eq!(total_enters(p, "kernel"), 80);
     assert_balanced(p);
+    // Every call that ran the hooks without recording is counted.
+    assert_eq!(skipped_calls(p), 800);
     // Only solve and step, from a filter file.
     let file = d.join("filter.txt");
     std::fs::write(
@@ -444,6 +448,49 @@ fn filters_and_throttling_choose_what_is_measured() {
     assert_eq!(total_enters(p, "tiny"), 1023);
     assert_eq!(total_enters(p, "kernel"), 1000);
     assert_balanced(p);
+    // The calls after it, counted in the trace and in the profile, under
+    // the path that made them; the hooks' costs were calibrated.
+    assert_eq!(skipped_calls(p), 10_000 - 1023);
+    let (trees, err) = p.profiles().unwrap();
+    assert!(err.is_none(), "{err:?}");
+    let in_profile: u64 = trees
+        .iter()
+        .flat_map(|t| &t.nodes)
+        .filter(|n| n.region == SKIPPED_REGION)
+        .map(|n| n.stats.count)
+        .sum();
+    assert_eq!(in_profile, 10_000 - 1023);
+    for probe in [
+        Probe::HookPair,
+        Probe::HookSkipped,
+        Probe::EnterHook,
+        Probe::LeaveHook,
+    ] {
+        let c = p.calibration.iter().find(|c| c.probe == probe);
+        assert!(c.is_some_and(|c| c.mean_ns > 0.0), "{probe:?}: {c:?}");
+    }
+    let pair = |probe| {
+        p.calibration
+            .iter()
+            .find(|c| c.probe == probe)
+            .unwrap()
+            .mean_ns
+    };
+    assert!(pair(Probe::HookSkipped) < pair(Probe::HookPair));
+    let kernel = region(p, "kernel").unwrap();
+    assert_eq!(p.entries.get(&kernel), Some(&Entry::Hook));
+}
+
+/// The calls counted by the `skipped` events of every location of `p`.
+fn skipped_calls(p: &Process) -> u64 {
+    events(p)
+        .values()
+        .flatten()
+        .map(|e| match e.kind {
+            EventKind::Skipped { calls } => calls,
+            _ => 0,
+        })
+        .sum()
 }
 
 #[test]

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use parallax_analysis::profile::{ExperimentProfile, Times};
-use parallax_model::event::{RegionId, OVERFLOW_REGION, UNKNOWN_REGION};
+use parallax_model::event::{
+    RegionId, OVERFLOW_REGION, SKIPPED_NAME, SKIPPED_REGION, UNKNOWN_REGION,
+};
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
@@ -329,6 +331,7 @@ impl<'a> Unifier<'a> {
         let (name, kind, file, line) = match (id, p.regions.get(&id)) {
             (UNKNOWN_REGION, _) => ("<unknown>".to_string(), "user", String::new(), 0),
             (OVERFLOW_REGION, _) => ("<other paths>".to_string(), "user", String::new(), 0),
+            (SKIPPED_REGION, _) => (SKIPPED_NAME.to_string(), "user", String::new(), 0),
             (_, Some(r)) => (r.name.clone(), r.kind.name(), r.file.clone(), r.line),
             (_, None) => (p.region_name(id), "user", String::new(), 0),
         };

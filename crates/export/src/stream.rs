@@ -241,6 +241,7 @@ pub fn region_name(p: &Process, id: u32) -> String {
     match id {
         parallax_model::event::UNKNOWN_REGION => "<unknown>".to_string(),
         parallax_model::event::OVERFLOW_REGION => "<other paths>".to_string(),
+        parallax_model::event::SKIPPED_REGION => parallax_model::event::SKIPPED_NAME.to_string(),
         _ => p.region_name(id),
     }
 }
@@ -309,6 +310,7 @@ pub fn args(kind: &EventKind) -> Vec<(&'static str, u64)> {
             vec![("var", var), ("index", index)]
         }
         Iteration { loop_id, index } => vec![("loop", loop_id), ("index", index)],
+        Skipped { calls } => vec![("calls", calls)],
         ThreadCreate { token }
         | ThreadBegin { token }
         | ThreadEnd { token }

@@ -53,11 +53,26 @@ pub enum Probe {
     PairInContextMin = 11,
     /// As `PairInContextMin`, in the kind of loop where it cost most.
     PairInContextMax = 12,
+    /// The entry hook of compiler instrumentation
+    /// (`__cyg_profile_func_enter`) as an instrumented function pays it:
+    /// its share of [`Probe::HookPair`], by the ratio of the runtime's own
+    /// enter and leave.
+    EnterHook = 13,
+    /// The exit hook (`__cyg_profile_func_exit`), likewise.
+    LeaveHook = 14,
+    /// A call of a function built with `-finstrument-functions`, with both
+    /// hooks recording, less the same call without instrumentation: the
+    /// whole cost a recorded call pays.
+    HookPair = 15,
+    /// The same for a call whose hooks record nothing (a throttled or
+    /// filtered function, a frame beyond the depth limit, recording off):
+    /// what each [`crate::event::EventKind::Skipped`] call cost.
+    HookSkipped = 16,
 }
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 13] = [
+    pub const ALL: [Probe; 17] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -71,6 +86,10 @@ impl Probe {
         Probe::LeaveCPreserving,
         Probe::PairInContextMin,
         Probe::PairInContextMax,
+        Probe::EnterHook,
+        Probe::LeaveHook,
+        Probe::HookPair,
+        Probe::HookSkipped,
     ];
 
     /// Lower-case name.
@@ -89,6 +108,10 @@ impl Probe {
             Probe::LeaveCPreserving => "leave_c_preserving",
             Probe::PairInContextMin => "pair_in_context_min",
             Probe::PairInContextMax => "pair_in_context_max",
+            Probe::EnterHook => "enter_hook",
+            Probe::LeaveHook => "leave_hook",
+            Probe::HookPair => "hook_pair",
+            Probe::HookSkipped => "hook_skipped",
         }
     }
 }
@@ -107,15 +130,18 @@ pub enum Entry {
     /// Register-preserving probes through the C entry points:
     /// `Probe::EnterCPreserving`/`LeaveCPreserving`.
     CPreserving = 3,
+    /// The hooks of compiler instrumentation: `Probe::EnterHook`/`LeaveHook`.
+    Hook = 4,
 }
 
 impl Entry {
     /// Every entry, in numbering order.
-    pub const ALL: [Entry; 4] = [
+    pub const ALL: [Entry; 5] = [
         Entry::Guard,
         Entry::C,
         Entry::Preserving,
         Entry::CPreserving,
+        Entry::Hook,
     ];
 
     /// The probes that measure this entry's enter and leave.
@@ -125,6 +151,7 @@ impl Entry {
             Entry::C => (Probe::EnterC, Probe::LeaveC),
             Entry::Preserving => (Probe::EnterPreserving, Probe::LeavePreserving),
             Entry::CPreserving => (Probe::EnterCPreserving, Probe::LeaveCPreserving),
+            Entry::Hook => (Probe::EnterHook, Probe::LeaveHook),
         }
     }
 }

@@ -53,6 +53,7 @@ mod code {
     pub const METRIC: u8 = 29;
     pub const MARK: u8 = 30;
     pub const ITERATION: u8 = 31;
+    pub const SKIPPED: u8 = 32;
 }
 
 /// Writes an enter record.
@@ -223,6 +224,7 @@ fn fields_of(kind: &EventKind) -> (u8, [u64; 5], usize) {
         Metric { metric, value } => (code::METRIC, [metric as u64, pv::zigzag(value), z, z, z], 2),
         Mark { mark, value } => (code::MARK, [mark as u64, pv::zigzag(value), z, z, z], 2),
         Iteration { loop_id, index } => (code::ITERATION, [loop_id, index, z, z, z], 2),
+        Skipped { calls } => (code::SKIPPED, [calls, z, z, z, z], 1),
     }
 }
 
@@ -245,7 +247,8 @@ fn field_count(c: u8) -> Option<usize> {
         | code::THREAD_JOIN
         | code::JOIN
         | code::RMA_COMPLETE
-        | code::VALUE_REACHED => 1,
+        | code::VALUE_REACHED
+        | code::SKIPPED => 1,
         code::ADVANCE
         | code::AWAIT_DONE
         | code::FORK
@@ -318,6 +321,7 @@ fn from_fields(c: u8, f: &[u64; 5]) -> Option<EventKind> {
             loop_id: f[0],
             index: f[1],
         },
+        code::SKIPPED => Skipped { calls: f[0] },
         code::THREAD_CREATE => ThreadCreate { token: f[0] },
         code::THREAD_BEGIN => ThreadBegin { token: f[0] },
         code::THREAD_END => ThreadEnd { token: f[0] },
@@ -635,6 +639,7 @@ mod tests {
                 loop_id: 3,
                 index: crate::event::NO_ITERATION,
             },
+            Skipped { calls: 131_072 },
             ThreadCreate { token: 5 },
             ThreadBegin { token: 5 },
             ThreadEnd { token: 5 },

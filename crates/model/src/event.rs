@@ -14,6 +14,15 @@ pub const UNKNOWN_REGION: RegionId = u32::MAX;
 /// the runtime's node limit.
 pub const OVERFLOW_REGION: RegionId = u32::MAX - 1;
 
+/// The region of a profile node that counts calls under its parent's path
+/// whose probes ran but recorded nothing (throttled or filtered functions,
+/// frames beyond the depth limit, recording switched off): its count is
+/// those calls, its times are zero.
+pub const SKIPPED_REGION: RegionId = u32::MAX - 2;
+
+/// How profiles and reports name [`SKIPPED_REGION`].
+pub const SKIPPED_NAME: &str = "<calls not recorded>";
+
 /// "No root" in a collective.
 pub const NO_ROOT: u32 = u32::MAX;
 
@@ -182,6 +191,11 @@ pub enum EventKind {
     /// What the location records until its next iteration event of the
     /// loop is that iteration's work.
     Iteration { loop_id: u64, index: u64 },
+    /// `calls` calls whose probes ran but recorded nothing (throttled or
+    /// filtered functions, frames beyond the depth limit, recording
+    /// switched off) happened since this location's previous event: their
+    /// probes' cost lies in the time before this event.
+    Skipped { calls: u64 },
 }
 
 /// The `index` of an [`EventKind::Iteration`] event that found no
@@ -250,6 +264,7 @@ impl EventKind {
             Metric { .. } => "metric",
             Mark { .. } => "mark",
             Iteration { .. } => "iteration",
+            Skipped { .. } => "skipped",
         }
     }
 }

@@ -82,12 +82,13 @@ fn kind_index(k: &EventKind) -> usize {
         Metric { .. } => 30,
         Mark { .. } => 31,
         Iteration { .. } => 32,
+        Skipped { .. } => 33,
     }
 }
 
-const KINDS: usize = 33;
+const KINDS: usize = 34;
 
-/// The extended kind number `i` (2 to 32, as in [`kind_index`]) with fields
+/// The extended kind number `i` (2 to 33, as in [`kind_index`]) with fields
 /// taken from `f`.
 fn extended(i: usize, f: [u64; 5]) -> EventKind {
     use EventKind::*;
@@ -182,6 +183,7 @@ fn extended(i: usize, f: [u64; 5]) -> EventKind {
             loop_id: f[0],
             index: f[1],
         },
+        33 => Skipped { calls: f[0] },
         _ => unreachable!("kind {i}"),
     };
     assert_eq!(kind_index(&kind), i);

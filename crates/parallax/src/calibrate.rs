@@ -51,6 +51,29 @@ pub struct CEntry {
     pub enter_preserving: unsafe extern "C" fn(),
     /// `parallax_pl_leave_preserving`.
     pub leave_preserving: unsafe extern "C" fn(),
+    /// Functions built with compiler instrumentation, if the library has
+    /// its hooks.
+    pub hooks: Option<HookEntry>,
+}
+
+/// One small C function built three times, as a program's code is: without
+/// instrumentation, with `-finstrument-functions` and its calls recorded,
+/// and with it but its calls not recorded (as a throttled function's).
+/// Each is called as `f(x)` and returns `x` plus a constant.
+#[derive(Clone, Copy, Debug)]
+pub struct HookEntry {
+    /// Without instrumentation.
+    pub plain: extern "C" fn(u32) -> u32,
+    /// Instrumented, recorded under the calibration's flags.
+    pub recorded: extern "C" fn(u32) -> u32,
+    /// Instrumented, recording nothing.
+    pub skipped: extern "C" fn(u32) -> u32,
+    /// Whether the hooks can run on this thread now (not once its
+    /// thread-local state is gone, at the process's exit).
+    pub ready: fn() -> bool,
+    /// Sets this thread's count of calls not recorded yet and returns the
+    /// count it replaces (calibration sets it aside while it runs).
+    pub swap_skipped: fn(u64) -> u64,
 }
 
 static C_ENTRY: OnceLock<CEntry> = OnceLock::new();
@@ -74,10 +97,10 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let batches = batches.max(2);
     let (t0, m0) = clock::sample();
     let c_entry = C_ENTRY.get().copied();
-    let mut samples: [Vec<u64>; 11] = Default::default();
+    let mut samples: [Vec<u64>; 14] = Default::default();
     let measured = on_scratch(mode, || {
         for b in 0..=batches {
-            let mut c = [0u64; 12];
+            let mut c = [0u64; 15];
             c[0] = clock::now();
             let mut sink = 0u64;
             for _ in 0..BATCH {
@@ -132,6 +155,19 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
                 }
                 c[11] = clock::now();
                 n = 11;
+                if let Some(h) = e.hooks.filter(|h| (h.ready)()) {
+                    let pending = (h.swap_skipped)(0);
+                    for (k, f) in [h.plain, h.recorded, h.skipped].into_iter().enumerate() {
+                        let f = std::hint::black_box(f);
+                        c[11 + k] = clock::now();
+                        for i in 0..BATCH {
+                            sink = sink.wrapping_add(f(i as u32) as u64);
+                        }
+                    }
+                    c[14] = clock::now();
+                    (h.swap_skipped)(pending);
+                    n = 14;
+                }
             }
             std::hint::black_box(sink);
             if b > 0 {
@@ -146,6 +182,14 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     }
     let (t1, m1) = clock::sample();
     let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
+    // The hooks' costs: each batch of instrumented calls less the batch of
+    // plain calls just before it.
+    let [.., plain, recorded, skipped] = &mut samples;
+    for s in [&mut *recorded, &mut *skipped] {
+        for (x, p) in s.iter_mut().zip(plain.iter()) {
+            *x = x.saturating_sub(*p);
+        }
+    }
     let probes = [
         Probe::ClockRead,
         Probe::Enter,
@@ -158,12 +202,18 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
         Probe::LeaveC,
         Probe::EnterCPreserving,
         Probe::LeaveCPreserving,
+        Probe::ClockRead,
+        Probe::HookPair,
+        Probe::HookSkipped,
     ];
-    probes
+    let tick = t0 + t1.saturating_sub(t0) / 2;
+    let mut out: Vec<Calibration> = probes
         .iter()
         .zip(samples.iter())
-        .filter(|(_, s)| !s.is_empty())
-        .map(|(&probe, s)| {
+        .enumerate()
+        // The plain calls are only the hooks' baseline.
+        .filter(|(k, (_, s))| *k != 11 && !s.is_empty())
+        .map(|(_, (&probe, s))| {
             let per: Vec<f64> = s
                 .iter()
                 .map(|&t| t as f64 * ns_per_tick / BATCH as f64)
@@ -181,10 +231,40 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
                 sd_ns: var.sqrt(),
                 min_ns: min,
                 samples: per.len() as u32,
-                tick: t0 + t1.saturating_sub(t0) / 2,
+                tick,
             }
         })
-        .collect()
+        .collect();
+    // The hook pair split into its entry and exit as the runtime's own
+    // enter and leave split: where in the pair the time stamps fall.
+    let mean = |p: Probe| {
+        out.iter()
+            .find(|c| c.probe == p)
+            .map(|c| (c.mean_ns, c.sd_ns))
+    };
+    if let (Some((pair, sd)), Some((enter, _)), Some((leave, _))) = (
+        mean(Probe::HookPair),
+        mean(Probe::Enter),
+        mean(Probe::Leave),
+    ) {
+        let share = if enter + leave > 0.0 {
+            enter / (enter + leave)
+        } else {
+            0.5
+        };
+        for (probe, part) in [(Probe::EnterHook, share), (Probe::LeaveHook, 1.0 - share)] {
+            out.push(Calibration {
+                probe,
+                mode,
+                mean_ns: pair * part,
+                sd_ns: sd * part,
+                min_ns: pair * part,
+                samples: batches as u32,
+                tick,
+            });
+        }
+    }
+    out
 }
 
 /// Runs `f` with the calling thread's probes writing, under the

@@ -166,6 +166,18 @@ pub fn get(target: u32, bytes: u64, addr: u64) {
     });
 }
 
+/// `calls` calls on this thread whose probes ran but recorded nothing
+/// (throttled or filtered functions, frames beyond the depth limit,
+/// recording switched off) since its last event: compensation removes
+/// their probes' cost. Returns whether they were recorded.
+pub fn skipped(calls: u64) -> bool {
+    let f = FLAGS.load(Relaxed);
+    if f == 0 || f & UNINIT != 0 || calls == 0 {
+        return false;
+    }
+    thread::with(|st| st.skipped(calls)).is_some()
+}
+
 /// A user mark with a value: `mark` is a region of kind
 /// [`RegionKind::Mark`] (see the `mark!` macro).
 pub fn mark(mark: u32, value: i64) {

@@ -6,7 +6,7 @@
 //! exist, new paths are counted in one overflow node, and frames deeper than
 //! `max_depth` are counted but not profiled.
 
-use parallax_model::event::{RegionId, OVERFLOW_REGION};
+use parallax_model::event::{RegionId, OVERFLOW_REGION, SKIPPED_REGION};
 use parallax_model::profile::{self, Stats};
 
 const NONE: u32 = u32::MAX;
@@ -119,6 +119,21 @@ impl Profile {
                 self.cur = p.node;
             }
             None => self.cur = ROOT,
+        }
+    }
+
+    /// Counts `calls` calls under the current path whose probes recorded
+    /// nothing, in its [`SKIPPED_REGION`] child (no time: their probes'
+    /// cost is in the path's own time, for compensation to remove).
+    pub(crate) fn skipped(&mut self, calls: u64) {
+        if self.deep > 0 {
+            return;
+        }
+        let c = self.find_or_add(SKIPPED_REGION);
+        if c != self.overflow {
+            let s = &mut self.nodes[c as usize].stats;
+            s.count += calls;
+            s.min = 0;
         }
     }
 

@@ -287,6 +287,19 @@ impl ThreadState {
         }
     }
 
+    /// `calls` calls whose probes recorded nothing happened since the last
+    /// record: an event at that record's time (no clock read), so that
+    /// their cost lies in the stretch after it; in the profile, a count
+    /// under the current path.
+    pub(crate) fn skipped(&mut self, calls: u64) {
+        if self.traces() {
+            self.event_at(self.last, &EventKind::Skipped { calls });
+        }
+        if self.profiles() {
+            self.profile.skipped(calls);
+        }
+    }
+
     /// Records `kind` at the time of the last record.
     pub(crate) fn event_prior(&mut self, kind: &EventKind) {
         if self.traces() {

@@ -191,14 +191,21 @@ fn recorded_exactly(env: &[(&str, &str)]) {
         "lock holds overlap"
     );
     // Calibration was recorded for every probe kind (those of the C entry
-    // points only where the interposition library is loaded), at the start
-    // and at the end; the pair in context once, at the end, the least
-    // cost no more than the greatest.
+    // points and the compiler hooks only where the interposition library
+    // is loaded), at the start and at the end; the pair in context once, at
+    // the end, the least cost no more than the greatest.
     for probe in Probe::ALL {
         let cs: Vec<_> = p.calibration.iter().filter(|c| c.probe == probe).collect();
         if matches!(
             probe,
-            Probe::EnterC | Probe::LeaveC | Probe::EnterCPreserving | Probe::LeaveCPreserving
+            Probe::EnterC
+                | Probe::LeaveC
+                | Probe::EnterCPreserving
+                | Probe::LeaveCPreserving
+                | Probe::EnterHook
+                | Probe::LeaveHook
+                | Probe::HookPair
+                | Probe::HookSkipped
         ) {
             assert!(cs.is_empty(), "{probe:?}: {cs:?}");
             continue;

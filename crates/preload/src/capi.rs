@@ -130,6 +130,7 @@ pub(crate) fn calibration_entry() -> parallax::calibrate::CEntry {
         leave: parallax_pl_leave,
         enter_preserving: parallax_calibration_enter_preserving,
         leave_preserving: parallax_pl_leave_preserving,
+        hooks: Some(crate::cyg::calibration_hooks()),
     }
 }
 

@@ -12,6 +12,12 @@
 //! named from the symbol tables ([`crate::symbols`]), checked against the
 //! filter, and registered as a region with its address.
 //!
+//! A call whose hooks record nothing (a throttled or filtered function, a
+//! frame beyond the depth limit, recording off) is counted, at the cost of
+//! an increment, and the count goes into the trace before the thread's next
+//! recorded call ([`parallax::events::skipped`]): compensation removes what
+//! those hooks cost, as calibrated through [`calibration_hooks`].
+//!
 //! Throttling (as TAU does): when a thread has called a function
 //! `PARALLAX_THROTTLE` times (rounded up to a power of two, checked again
 //! at every doubling) and the calls took less than the given time each on
@@ -37,6 +43,9 @@ const MAX_FUNCTIONS: u32 = (SLOTS as u32) * 3 / 4;
 const MAX_DEPTH: usize = 4096;
 
 /// Slot value: region id in bits 0..32, dense function number in 32..48.
+/// One of calibration's functions: recorded under calibration's flags and
+/// never throttled.
+const CALIBRATION: u64 = 1 << 61;
 const THROTTLED: u64 = 1 << 62;
 const SKIP: u64 = 1 << 63;
 
@@ -86,6 +95,8 @@ fn lookup(f: usize) -> u64 {
 /// Per-thread state: the shadow stack and call counts.
 struct Shadow {
     depth: usize,
+    /// Calls that recorded nothing since the thread's last recorded one.
+    skipped: u64,
     bits: [u64; MAX_DEPTH / 64],
     counts: Vec<u32>,
     first_ns: Vec<u64>,
@@ -95,6 +106,7 @@ thread_local! {
     static SHADOW: UnsafeCell<Shadow> = const {
         UnsafeCell::new(Shadow {
             depth: 0,
+            skipped: 0,
             bits: [0; MAX_DEPTH / 64],
             counts: Vec::new(),
             first_ns: Vec::new(),
@@ -121,26 +133,41 @@ pub unsafe extern "C" fn __cyg_profile_func_enter(this_fn: *mut c_void, _call_si
         if val == 0 {
             val = register(f);
         }
-        let _ = SHADOW.try_with(|s| {
-            // Safety: only this thread touches its shadow, and not re-entrantly
-            // (nothing below calls instrumented code).
-            let s = unsafe { &mut *s.get() };
+        let Ok(s) = SHADOW.try_with(|s| s.get()) else {
+            return;
+        };
+        // Safety: only this thread touches its shadow. No reference to it
+        // is held across the runtime's calls, which may start measuring
+        // and calibrate, and so run these hooks again on this thread.
+        let (d, wanted) = unsafe {
+            let s = &mut *s;
             let d = s.depth;
             s.depth += 1;
-            if d >= MAX_DEPTH {
-                return;
+            let wanted = d < MAX_DEPTH && val & (SKIP | THROTTLED) == 0 && val != 0 && s.count(val);
+            (d, wanted)
+        };
+        let rec = wanted && {
+            // Safety: as above.
+            flush_skipped(unsafe { &mut (*s).skipped });
+            if val & CALIBRATION != 0 {
+                parallax::calibrate::c_enter(val as u32) != 0
+            } else {
+                parallax::enter(val as u32)
             }
-            let rec = val & (SKIP | THROTTLED) == 0
-                && val != 0
-                && s.count(val)
-                && parallax::enter(val as u32);
+        };
+        // Safety: as above.
+        let s = unsafe { &mut *s };
+        if d < MAX_DEPTH {
             let (w, b) = (d / 64, 1u64 << (d % 64));
             if rec {
                 s.bits[w] |= b;
             } else {
                 s.bits[w] &= !b;
             }
-        });
+        }
+        if !rec {
+            s.skipped += 1;
+        }
     });
 }
 
@@ -154,19 +181,37 @@ pub unsafe extern "C" fn __cyg_profile_func_exit(_this_fn: *mut c_void, _call_si
         if STATE.load(Relaxed) != LIVE {
             return;
         }
-        let _ = SHADOW.try_with(|s| {
-            // Safety: as in the entry hook.
-            let s = unsafe { &mut *s.get() };
+        let Ok(s) = SHADOW.try_with(|s| s.get()) else {
+            return;
+        };
+        // Safety: as in the entry hook.
+        let rec = unsafe {
+            let s = &mut *s;
             if s.depth == 0 {
                 return;
             }
             s.depth -= 1;
             let d = s.depth;
-            if d < MAX_DEPTH && s.bits[d / 64] & (1u64 << (d % 64)) != 0 {
-                parallax::leave();
-            }
-        });
+            d < MAX_DEPTH && s.bits[d / 64] & (1u64 << (d % 64)) != 0
+        };
+        if rec {
+            // Safety: as in the entry hook.
+            flush_skipped(unsafe { &mut (*s).skipped });
+            parallax::leave();
+        }
     });
+}
+
+/// Records the calls counted in `skipped`, if any, and forgets them once
+/// recorded (while recording is off they wait for the next recorded call).
+#[inline(always)]
+fn flush_skipped(skipped: &mut u64) {
+    if *skipped != 0 {
+        let n = std::mem::take(skipped);
+        if !parallax::events::skipped(n) {
+            *skipped += n;
+        }
+    }
 }
 
 impl Shadow {
@@ -204,6 +249,9 @@ impl Shadow {
     #[cold]
     #[inline(never)]
     fn check(&mut self, i: usize, calls: u32, val: u64) -> bool {
+        if val & CALIBRATION != 0 {
+            return true;
+        }
         let now = parallax::clock::mono_ns();
         if calls == 1 {
             self.first_ns[i] = now;
@@ -308,6 +356,10 @@ fn register_locked(f: usize) -> u64 {
             region: id,
             addr: f as u64,
         });
+        parallax::define(Def::Entry {
+            region: id,
+            entry: parallax_model::defs::Entry::Hook,
+        });
         val |= id as u64;
     }
     NAMES.lock().unwrap_or_else(|e| e.into_inner()).push(pretty);
@@ -319,4 +371,84 @@ fn register_locked(f: usize) -> u64 {
     TABLE[i].val.store(val, Relaxed);
     TABLE[i].key.store(f, Release);
     val
+}
+
+extern "C" {
+    fn pxl_cal_plain(x: u32) -> u32;
+    fn pxl_cal_recorded(x: u32) -> u32;
+    fn pxl_cal_skipped(x: u32) -> u32;
+}
+
+extern "C" fn cal_plain(x: u32) -> u32 {
+    // Safety: a C function of shim/calibrate.c, callable with any value.
+    unsafe { pxl_cal_plain(x) }
+}
+
+extern "C" fn cal_recorded(x: u32) -> u32 {
+    // Safety: as above.
+    unsafe { pxl_cal_recorded(x) }
+}
+
+extern "C" fn cal_skipped(x: u32) -> u32 {
+    // Safety: as above.
+    unsafe { pxl_cal_skipped(x) }
+}
+
+fn hooks_ready() -> bool {
+    STATE.load(Relaxed) == LIVE && SHADOW.try_with(|_| ()).is_ok()
+}
+
+fn swap_skipped(n: u64) -> u64 {
+    SHADOW
+        .try_with(|s| {
+            // Safety: only this thread touches its shadow; nothing holds it
+            // between calls of the hooks.
+            let s = unsafe { &mut *s.get() };
+            std::mem::replace(&mut s.skipped, n)
+        })
+        .unwrap_or(0)
+}
+
+/// The instrumented functions that calibration times, entered in the table
+/// as functions the hooks know: one recorded under calibration's flags
+/// (into the calibration's scratch region, never throttled), one that
+/// records nothing. Also makes the hooks live: this process is measured,
+/// and the first measurement's calibration runs them before the process's
+/// measurement is up.
+pub(crate) fn calibration_hooks() -> parallax::calibrate::HookEntry {
+    let _g = REGISTER.lock().unwrap_or_else(|e| e.into_inner());
+    let recorded = pxl_cal_recorded as *const () as usize;
+    if lookup(recorded) == 0 {
+        // The region of the calibration's scratch records.
+        let calibration_region = 1;
+        for (f, flags) in [
+            (recorded, CALIBRATION | calibration_region),
+            (
+                pxl_cal_skipped as *const () as usize,
+                CALIBRATION | THROTTLED,
+            ),
+        ] {
+            let n = FUNCTIONS.load(Relaxed);
+            NAMES
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push("(calibration)".into());
+            let val = flags | ((n as u64) << 32);
+            let mut i = home(f);
+            while TABLE[i].key.load(Relaxed) != 0 {
+                i = (i + 1) & (SLOTS - 1);
+            }
+            TABLE[i].val.store(val, Relaxed);
+            TABLE[i].key.store(f, Release);
+            FUNCTIONS.store(n + 1, Relaxed);
+        }
+    }
+    let _ = STATE.compare_exchange(UNKNOWN, LIVE, AcqRel, Acquire);
+    parallax::calibrate::HookEntry {
+        plain: cal_plain,
+        recorded: cal_recorded,
+        skipped: cal_skipped,
+        ready: hooks_ready,
+        swap_skipped,
+    }
 }

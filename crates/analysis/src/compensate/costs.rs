@@ -45,9 +45,12 @@ pub struct Phase {
     /// First tick.
     pub from_tick: u64,
     /// Enter and leave probes of each [`Entry`], by its number.
-    pub entry_ns: [(f64, f64); 4],
+    pub entry_ns: [(f64, f64); Entry::ALL.len()],
     /// Any other event probe.
     pub event_ns: f64,
+    /// One call whose compiler hooks recorded nothing
+    /// ([`EventKind::Skipped`]).
+    pub skipped_ns: f64,
 }
 
 impl Costs {
@@ -76,8 +79,9 @@ impl Costs {
             far_regions: Arc::new([]),
             phases: Arc::new([Phase {
                 from_tick: 0,
-                entry_ns: [(enter_ns, leave_ns); 4],
+                entry_ns: [(enter_ns, leave_ns); Entry::ALL.len()],
                 event_ns,
+                skipped_ns: 0.0,
             }]),
             phase: 0,
         }
@@ -112,15 +116,25 @@ impl Costs {
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let mut phases = Vec::new();
         for (i, &tick) in ticks.iter().enumerate() {
+            // A probe that this calibration could not time (the hooks, at
+            // the process's exit) costs what the others measured.
             let at = |probe: Probe| {
                 cal.iter()
                     .find(|c| c.tick == tick && c.probe == probe)
                     .map(|c| c.mean_ns)
+                    .or_else(|| {
+                        let all: Vec<f64> = cal
+                            .iter()
+                            .filter(|c| c.probe == probe)
+                            .map(|c| c.mean_ns)
+                            .collect();
+                        (!all.is_empty()).then(|| mean(&all))
+                    })
             };
             let (Some(enter), Some(leave)) = (at(Probe::Enter), at(Probe::Leave)) else {
                 continue;
             };
-            let mut entry_ns = [(enter, leave); 4];
+            let mut entry_ns = [(enter, leave); Entry::ALL.len()];
             for entry in Entry::ALL {
                 let (e, l) = entry.probes();
                 entry_ns[entry as usize] = (at(e).unwrap_or(enter), at(l).unwrap_or(leave));
@@ -133,6 +147,7 @@ impl Costs {
                 },
                 entry_ns,
                 event_ns: at(Probe::Event).unwrap_or(enter),
+                skipped_ns: at(Probe::HookSkipped).unwrap_or(0.0),
             });
         }
         if phases.is_empty() {
@@ -177,6 +192,22 @@ impl Costs {
         })
     }
 
+    /// A visit's enter and leave probes of region `r`, ns, over the run
+    /// (the mean of the calibrations): what a profile's visit removes.
+    pub fn pair_ns(&self, r: RegionId) -> f64 {
+        let e = self.entry(r) as usize;
+        self.mean_over_phases(|p| p.entry_ns[e].0 + p.entry_ns[e].1)
+    }
+
+    /// One call whose hooks recorded nothing, ns, over the run.
+    pub fn skipped_ns(&self) -> f64 {
+        self.mean_over_phases(|p| p.skipped_ns)
+    }
+
+    fn mean_over_phases(&self, f: impl Fn(&Phase) -> f64) -> f64 {
+        self.phases.iter().map(f).sum::<f64>() / self.phases.len().max(1) as f64
+    }
+
     /// Whether region `r` is entered through the runtime's own guards (not
     /// through the C entry points or the register-preserving probes).
     pub fn guarded(&self, r: RegionId) -> bool {
@@ -185,7 +216,7 @@ impl Costs {
 
     /// How region `r` is entered, by [`Entry`] number.
     #[inline]
-    fn entry(&self, r: RegionId) -> u8 {
+    pub fn entry(&self, r: RegionId) -> u8 {
         match self.regions.get(r as usize) {
             Some(&x) => x,
             None if self.far_regions.is_empty() => Entry::Guard as u8,
@@ -212,6 +243,9 @@ impl Costs {
             EventKind::Enter { region } => ph.entry_ns[entry(region)].0,
             EventKind::Leave { region } => ph.entry_ns[entry(region)].1,
             EventKind::FlushBegin | EventKind::FlushEnd => 0.0,
+            // Recorded at the previous event's time, without a clock read:
+            // the calls it counts lie in the stretch after it.
+            EventKind::Skipped { calls } => calls as f64 * ph.skipped_ns,
             _ => ph.event_ns,
         }
     }

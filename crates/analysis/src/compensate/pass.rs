@@ -646,6 +646,7 @@ impl<'a> LocPass<'a> {
         match e.kind {
             EventKind::Enter { region } => self.tree.enter(region, tick),
             EventKind::Leave { .. } => self.tree.leave(tick),
+            EventKind::Skipped { calls } => self.tree.skipped(calls),
             _ => {}
         }
         if let Some(w) = self.writer.as_mut() {

@@ -1,10 +1,14 @@
 //! Compensation of an experiment that has profiles but no trace: each call
 //! path loses the probes of its own visits (exclusive time) and, in its
 //! inclusive time, those of every visit below it too (the time-based model
-//! per call path, as profilers such as TAU apply it).
+//! per call path, as profilers such as TAU apply it). Each visit costs the
+//! probes of the way its region is entered ([`Costs::pair_ns`]); the calls
+//! that recorded nothing under a path (its `SKIPPED_REGION` node) cost the
+//! path what their hooks cost ([`Costs::skipped_ns`]).
 
 use std::path::Path;
 
+use parallax_model::event::{RegionId, SKIPPED_REGION};
 use parallax_model::experiment::{self, Experiment};
 use parallax_model::profile::CallTree;
 use parallax_model::Error;
@@ -20,16 +24,25 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
         let (mut trees, err) = p.profiles()?;
         warnings.extend(err.map(|e| e.to_string()));
         let ticks_per_ns = 1.0 / p.clock.ns_per_tick;
-        let pair = (c.enter_ns + c.leave_ns) * ticks_per_ns;
+        let skipped = c.skipped_ns() * ticks_per_ns;
+        let cost = |region: RegionId| match region {
+            SKIPPED_REGION => skipped,
+            r => c.pair_ns(r) * ticks_per_ns,
+        };
         for t in &mut trees {
-            let removed = compensate_tree(t, pair);
+            let removed = compensate_tree(t, &cost);
             let root_ns = t
                 .nodes
                 .iter()
                 .filter(|n| n.parent.is_none())
                 .map(|n| n.stats.inclusive as f64 * p.clock.ns_per_tick)
                 .sum::<f64>();
-            let visits: u64 = t.nodes.iter().map(|n| n.stats.count).sum();
+            let visits: u64 = t
+                .nodes
+                .iter()
+                .filter(|n| n.region != SKIPPED_REGION)
+                .map(|n| n.stats.count)
+                .sum();
             locations.push(LocSummary {
                 rank: p.rank,
                 thread: t.thread,
@@ -78,29 +91,42 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
     })
 }
 
-/// Removes `pair` ticks per visit; returns the ticks removed from the
-/// top-level paths' inclusive time.
-fn compensate_tree(t: &mut CallTree, pair: f64) -> f64 {
-    // Visits at or below each node; parents precede children, so one
-    // backward sweep adds children into parents.
-    let mut below: Vec<u64> = t.nodes.iter().map(|n| n.stats.count).collect();
+/// Removes `cost(region)` ticks per visit of each node (per call for a
+/// node of calls not recorded, from its parent's exclusive time); returns
+/// the ticks removed from the top-level paths' inclusive time.
+fn compensate_tree(t: &mut CallTree, cost: &dyn Fn(RegionId) -> f64) -> f64 {
+    // Probe cost of each node's own visits, and at or below each node;
+    // parents precede children, so one backward sweep adds children into
+    // parents.
+    let own: Vec<f64> = t
+        .nodes
+        .iter()
+        .map(|n| cost(n.region) * n.stats.count as f64)
+        .collect();
+    let mut below = own.clone();
+    let mut excl = own.clone();
     for i in (0..t.nodes.len()).rev() {
         if let Some(p) = t.nodes[i].parent {
             below[p as usize] += below[i];
+            if t.nodes[i].region == SKIPPED_REGION {
+                excl[p as usize] += own[i];
+            }
         }
     }
     let mut top = 0.0;
-    for (n, &b) in t.nodes.iter_mut().zip(&below) {
+    for (i, n) in t.nodes.iter_mut().enumerate() {
+        if n.region == SKIPPED_REGION {
+            continue;
+        }
         let s = &mut n.stats;
-        let incl = (pair * b as f64).round() as u64;
-        let excl = (pair * s.count as f64).round() as u64;
+        let incl = below[i].round() as u64;
         if n.parent.is_none() {
             top += incl.min(s.inclusive) as f64;
         }
         // Per visit the minimum and maximum lose at least their own probes.
-        let per_visit = pair.round() as u64;
+        let per_visit = cost(n.region).round() as u64;
         s.inclusive = s.inclusive.saturating_sub(incl);
-        s.exclusive = s.exclusive.saturating_sub(excl);
+        s.exclusive = s.exclusive.saturating_sub(excl[i].round() as u64);
         s.min = s.min.saturating_sub(per_visit);
         s.max = s.max.saturating_sub(per_visit);
     }
@@ -135,11 +161,43 @@ mod tests {
                 },
             ],
         };
-        let top = compensate_tree(&mut t, 10.0);
+        let top = compensate_tree(&mut t, &|_| 10.0);
         assert_eq!(top, 110.0);
         assert_eq!(t.nodes[0].stats.inclusive, 890);
         assert_eq!(t.nodes[0].stats.exclusive, 390);
         assert_eq!(t.nodes[1].stats.inclusive, 500);
         assert_eq!(t.nodes[1].stats.min, 50);
+    }
+
+    #[test]
+    fn calls_not_recorded_cost_their_parent() {
+        let mut s0 = Stats::EMPTY;
+        s0.add(10_000, 0);
+        let mut s1 = Stats::EMPTY;
+        s1.count = 1000;
+        s1.min = 0;
+        let mut t = CallTree {
+            thread: 0,
+            nodes: vec![
+                Node {
+                    parent: None,
+                    region: 1,
+                    stats: s0,
+                },
+                Node {
+                    parent: Some(0),
+                    region: SKIPPED_REGION,
+                    stats: s1,
+                },
+            ],
+        };
+        // A visit's pair costs 10, a call not recorded 4.
+        let cost = |r: RegionId| if r == SKIPPED_REGION { 4.0 } else { 10.0 };
+        let top = compensate_tree(&mut t, &cost);
+        assert_eq!(top, 4010.0);
+        assert_eq!(t.nodes[0].stats.inclusive, 10_000 - 4010);
+        assert_eq!(t.nodes[0].stats.exclusive, 10_000 - 4010);
+        assert_eq!(t.nodes[1].stats.count, 1000);
+        assert_eq!(t.nodes[1].stats.inclusive, 0);
     }
 }

@@ -638,6 +638,7 @@ extern "C" fn ev_param(_: L, t: T, _: u64, d: *mut c_void, a: A, p: u32, v: u64)
             var: s.attr(a, s.attr_var).unwrap_or(0),
             index: v,
         },
+        Some(Param::Event(6)) => EventKind::Skipped { calls: v },
         Some(Param::Event(_)) => EventKind::Iteration {
             loop_id: s.attr(a, s.attr_loop).unwrap_or(0),
             index: v,

@@ -55,13 +55,14 @@ pub(super) const ATTRIBUTES: [&str; 5] = [
 ];
 
 /// Parameters of the events OTF2 lacks (fixed refs 0..).
-pub(super) const EVENT_PARAMS: [&str; 6] = [
+pub(super) const EVENT_PARAMS: [&str; 7] = [
     "parallax:lock_request",
     "parallax:sem_post",
     "parallax:sem_acquired",
     "parallax:advance",
     "parallax:await_done",
     "parallax:iteration",
+    "parallax:skipped",
 ];
 
 fn check(code: ErrorCode, what: &str) -> Result<(), Error> {
@@ -433,6 +434,7 @@ impl LocState {
             Advance { var, index } => self.param(t, 3, index, a, Some((ATTR_VAR, var))),
             AwaitDone { var, index } => self.param(t, 4, index, a, Some((ATTR_VAR, var))),
             Iteration { loop_id, index } => self.param(t, 5, index, a, Some((ATTR_LOOP, loop_id))),
+            Skipped { calls } => self.param(t, 6, calls, a, None),
             ThreadCreate { token } => {
                 f::OTF2_EvtWriter_ThreadCreate(w, none, t, self.thread_comm, token)
             }
