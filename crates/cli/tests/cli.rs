@@ -307,6 +307,7 @@ fn report_survives_damaged_files_and_refuses_non_experiments() {
 
 #[test]
 fn calibrate_prints_a_table_and_json() {
+    preload();
     let o = parallax()
         .args(["calibrate", "--batches", "20"])
         .output()
@@ -323,10 +324,12 @@ fn calibrate_prints_a_table_and_json() {
         .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let probes = v["probes"].as_array().unwrap();
-    // The C entry points are not loaded here: 9 probes (clock read, enter,
-    // leave, event, disabled, the register-preserving enter and leave, and
-    // the pair in the cheapest and the dearest loop) in 3 modes.
-    assert_eq!(probes.len(), 27, "9 probes in 3 modes");
+    // Every probe in 3 modes: clock read, enter, leave, event, disabled,
+    // the register-preserving enter and leave, the pair in the cheapest and
+    // the dearest loop, and, timed inside the interposition library, the
+    // four C entry points and the compiler hooks (pair, pair recording
+    // nothing, and the pair's enter and leave).
+    assert_eq!(probes.len(), 3 * 17, "17 probes in 3 modes");
     assert!(probes.iter().any(|p| p["probe"] == "enter_preserving"));
     let in_context = |name: &str| {
         probes
@@ -336,6 +339,17 @@ fn calibrate_prints_a_table_and_json() {
             .unwrap()
     };
     assert!(in_context("pair_in_context_min") <= in_context("pair_in_context_max"));
+    for name in [
+        "enter_c",
+        "hook_pair",
+        "hook_skipped",
+        "enter_hook",
+        "leave_hook",
+    ] {
+        assert!(in_context(name) > 0.0, "{name}");
+    }
+    // A call that records nothing costs less than one that records.
+    assert!(in_context("hook_skipped") < in_context("hook_pair"));
     let enter = probes
         .iter()
         .find(|p| p["mode"] == "trace" && p["probe"] == "enter")

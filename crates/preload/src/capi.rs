@@ -497,3 +497,60 @@ mod tests {
         assert!(event(1, 0, 0, 0, 0, 0).is_none());
     }
 }
+
+/// Fields of one probe's calibration as [`parallax_pl_calibration_table`] writes
+/// them: probe number, mean, standard deviation and least cost (ns), and
+/// batches timed.
+pub const CALIBRATION_FIELDS: usize = 5;
+
+/// Times every probe path of this library in mode `mode` (1 profile, 2
+/// trace, 3 both) over `batches` batches, with fenced clock reads if
+/// `fenced`: the runtime's own probes, the C entry points and the compiler
+/// hooks, as a program that this library measures pays them. Writes up to
+/// `max` calibrations of [`CALIBRATION_FIELDS`] doubles each to `out` and
+/// returns how many. For `parallax calibrate`, which loads this library
+/// without measuring.
+///
+/// # Safety
+/// `out` is valid for writes of `max * CALIBRATION_FIELDS` doubles.
+#[no_mangle]
+pub unsafe extern "C" fn parallax_pl_calibration_table(
+    mode: c_int,
+    batches: u32,
+    fenced: c_int,
+    out: *mut f64,
+    max: u32,
+) -> u32 {
+    let mode = match mode {
+        1 => Mode::Profile,
+        2 => Mode::Trace,
+        3 => Mode::Both,
+        _ => return 0,
+    };
+    parallax::contained(|| {
+        parallax::calibrate::use_clock(fenced != 0);
+        parallax::calibrate::set_c_entry(calibration_entry());
+        let cal = parallax::calibrate::measure(mode, batches as usize);
+        let mut n = 0;
+        for c in cal.iter().take(max as usize) {
+            let fields = [
+                c.probe as u8 as f64,
+                c.mean_ns,
+                c.sd_ns,
+                c.min_ns,
+                c.samples as f64,
+            ];
+            // Safety: per the contract, record n < max fits.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    fields.as_ptr(),
+                    out.add(n * CALIBRATION_FIELDS),
+                    CALIBRATION_FIELDS,
+                )
+            };
+            n += 1;
+        }
+        n as u32
+    })
+    .unwrap_or(0)
+}
