@@ -479,25 +479,6 @@ pub unsafe extern "C" fn parallax_pl_barrier(barrier: u64, count: *mut u32) -> u
     .unwrap_or(0)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_code_maps_to_its_event() {
-        for code in 3..=31 {
-            let k = event(code, 1, 2, 3, 4, 5).unwrap_or_else(|| panic!("code {code}"));
-            // The model's encoder numbers the event by the same code.
-            let mut enc = parallax_model::evcodec::EventEncoder::new(0);
-            enc.push(&parallax_model::event::Event { time: 0, kind: k });
-            let bytes = enc.take();
-            assert_eq!(bytes[1] as c_int, code, "{k:?}");
-        }
-        assert!(event(32, 0, 0, 0, 0, 0).is_none());
-        assert!(event(1, 0, 0, 0, 0, 0).is_none());
-    }
-}
-
 /// Fields of one probe's calibration as [`parallax_pl_calibration_table`] writes
 /// them: probe number, mean, standard deviation and least cost (ns), and
 /// batches timed.
@@ -553,4 +534,23 @@ pub unsafe extern "C" fn parallax_pl_calibration_table(
         n as u32
     })
     .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_maps_to_its_event() {
+        for code in 3..=31 {
+            let k = event(code, 1, 2, 3, 4, 5).unwrap_or_else(|| panic!("code {code}"));
+            // The model's encoder numbers the event by the same code.
+            let mut enc = parallax_model::evcodec::EventEncoder::new(0);
+            enc.push(&parallax_model::event::Event { time: 0, kind: k });
+            let bytes = enc.take();
+            assert_eq!(bytes[1] as c_int, code, "{k:?}");
+        }
+        assert!(event(32, 0, 0, 0, 0, 0).is_none());
+        assert!(event(1, 0, 0, 0, 0, 0).is_none());
+    }
 }
