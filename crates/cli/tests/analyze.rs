@@ -132,10 +132,17 @@ fn trylock_and_trywait_loops_are_waits_for_the_holder_and_the_poster() {
     ] {
         let exp = measure(pattern, "gcc", src, None);
         let v = analyze(&exp, &[]);
-        let w = findings(&v, pattern);
+        // One finding at the polling call, the heaviest of its kind (a
+        // loaded machine may add a short wait elsewhere).
+        let all = findings(&v, pattern);
+        let w: Vec<_> = all.iter().filter(|f| f["region"] == region).collect();
         assert_eq!(w.len(), 1, "{src}: {v:#}");
+        let severity = |f: &Value| f["severity_s"].as_f64().unwrap();
+        assert!(
+            all.iter().all(|f| severity(f) <= severity(w[0])),
+            "{src}: {v:#}"
+        );
         assert_eq!((at(w[0]), at(&w[0]["culprits"][0])), ((0, 2), (0, 1)));
-        assert_eq!(w[0]["region"], region);
         let s = w[0]["severity_s"].as_f64().unwrap();
         assert!((0.2..1.0).contains(&s), "{src}: severity {s}");
         assert!(
