@@ -68,11 +68,29 @@ pub enum Probe {
     /// filtered function, a frame beyond the depth limit, recording off):
     /// what each [`crate::event::EventKind::Skipped`] call cost.
     HookSkipped = 16,
+    /// A call whose hooks record nothing, timed inside loops of different
+    /// kinds of work against the same loops calling the function built
+    /// plainly, in the kind of loop where it cost least: the processor
+    /// runs the hooks beside the loop's own work, so in place they can cost
+    /// far less than alone ([`Probe::HookSkipped`]).
+    HookSkippedInContextMin = 17,
+    /// As `HookSkippedInContextMin`, in the kind of loop where it cost most.
+    HookSkippedInContextMax = 18,
+    /// How much of a not-recording call's hooks the processor runs beside
+    /// the program's own work, per ns of that work, as the loops of
+    /// `HookSkippedInContextMin` show it (the median over the kinds of
+    /// loop of isolated cost less cost in place, over the loop's work per
+    /// iteration). A fraction, not ns: its `mean_ns` holds it.
+    HookHiding = 19,
 }
+
+/// The largest [`Probe::HookHiding`] that calibration records: some of the
+/// hooks' cost (the calls, the thread-local lookup) always shows.
+pub const HIDING_MAX: f64 = 0.9;
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 17] = [
+    pub const ALL: [Probe; 20] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -90,6 +108,9 @@ impl Probe {
         Probe::LeaveHook,
         Probe::HookPair,
         Probe::HookSkipped,
+        Probe::HookSkippedInContextMin,
+        Probe::HookSkippedInContextMax,
+        Probe::HookHiding,
     ];
 
     /// Lower-case name.
@@ -112,6 +133,9 @@ impl Probe {
             Probe::LeaveHook => "leave_hook",
             Probe::HookPair => "hook_pair",
             Probe::HookSkipped => "hook_skipped",
+            Probe::HookSkippedInContextMin => "hook_skipped_in_context_min",
+            Probe::HookSkippedInContextMax => "hook_skipped_in_context_max",
+            Probe::HookHiding => "hook_hiding",
         }
     }
 }

@@ -421,6 +421,106 @@ pub fn measure_context(mode: Mode) -> Vec<Calibration> {
         .collect()
 }
 
+/// Ticks of one context loop of kind `kind` whose every iteration passes
+/// its work's result through `f` (so that the call lies in the loop's
+/// chain of work, as a program's calls lie in its own).
+#[inline(never)]
+fn context_loop_calling(kind: usize, data: &mut [f64; 2048], f: extern "C" fn(u32) -> u32) -> u64 {
+    let f = std::hint::black_box(f);
+    let t0 = clock::now();
+    let mut acc = 0u64;
+    for i in 0..CONTEXT_ITERATIONS {
+        let i = std::hint::black_box(i) ^ acc as usize;
+        acc = acc.wrapping_add(f(context_work(kind, i, data) as u32) as u64);
+    }
+    std::hint::black_box(acc);
+    clock::now().saturating_sub(t0)
+}
+
+/// The cost of a call whose compiler hooks record nothing inside loops of
+/// different kinds of work ([`context_work`]): for each kind, the median
+/// over rounds of the loop calling the instrumented function less the loop
+/// calling it built plainly, per iteration. Returns the cheapest and the
+/// dearest kind's as `HookSkippedInContextMin` and `Max` (nothing without
+/// the interposition library's hooks, or where they cannot run now). Takes
+/// a few milliseconds.
+pub fn measure_hook_context(mode: Mode) -> Vec<Calibration> {
+    let Some(h) = C_ENTRY.get().and_then(|e| e.hooks).filter(|h| (h.ready)()) else {
+        return Vec::new();
+    };
+    let (t0, m0) = clock::sample();
+    let mut data = [0.5f64; 2048];
+    // Per kind: the hooks' cost in place and the loop's own work, ticks
+    // per iteration.
+    let mut costs = [(0.0f64, 0.0f64); CONTEXTS];
+    let pending = (h.swap_skipped)(0);
+    // The hooks alone: calls with no work around them.
+    let mut alone = Vec::new();
+    for _ in 0..=CONTEXT_ROUNDS {
+        let mut t = [0u64; 3];
+        for (k, f) in [h.plain, h.skipped].into_iter().enumerate() {
+            let f = std::hint::black_box(f);
+            t[k] = clock::now();
+            let mut sink = 0u32;
+            for i in 0..CONTEXT_ITERATIONS {
+                sink = sink.wrapping_add(f(i as u32));
+            }
+            std::hint::black_box(sink);
+        }
+        t[2] = clock::now();
+        alone.push((t[2] - t[1]).saturating_sub(t[1] - t[0]) as f64);
+    }
+    let alone = median(&mut alone[1..]) / CONTEXT_ITERATIONS as f64;
+    for (kind, cost) in costs.iter_mut().enumerate() {
+        let (mut plain, mut hooked) = (Vec::new(), Vec::new());
+        context_loop_calling(kind, &mut data, h.plain);
+        context_loop_calling(kind, &mut data, h.skipped);
+        for _ in 0..CONTEXT_ROUNDS {
+            plain.push(context_loop_calling(kind, &mut data, h.plain) as f64);
+            hooked.push(context_loop_calling(kind, &mut data, h.skipped) as f64);
+        }
+        let plain = median(&mut plain) / CONTEXT_ITERATIONS as f64;
+        *cost = (
+            median(&mut hooked) / CONTEXT_ITERATIONS as f64 - plain,
+            plain,
+        );
+    }
+    (h.swap_skipped)(pending);
+    let (t1, m1) = clock::sample();
+    let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
+    let ns: Vec<f64> = costs.iter().map(|c| c.0.max(0.0) * ns_per_tick).collect();
+    let lo = ns.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ns.iter().copied().fold(0.0, f64::max);
+    let mut hiding: Vec<f64> = costs
+        .iter()
+        .filter(|c| c.1 > 0.0)
+        .map(|&(c, work)| {
+            ((alone - c.max(0.0)) / work).clamp(0.0, parallax_model::defs::HIDING_MAX)
+        })
+        .collect();
+    let hiding = if hiding.is_empty() {
+        0.0
+    } else {
+        median(&mut hiding)
+    };
+    [
+        (Probe::HookSkippedInContextMin, lo),
+        (Probe::HookSkippedInContextMax, hi),
+        (Probe::HookHiding, hiding),
+    ]
+    .into_iter()
+    .map(|(probe, v)| Calibration {
+        probe,
+        mode,
+        mean_ns: v,
+        sd_ns: 0.0,
+        min_ns: v,
+        samples: CONTEXT_ROUNDS as u32,
+        tick: t0 + t1.saturating_sub(t0) / 2,
+    })
+    .collect()
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]

@@ -309,7 +309,9 @@ fn start(config: Config) -> Result<u8, InitError> {
     let (t0, m0) = clock::sample();
     let u0 = clock::unix_ns();
     let calibration = if config.calibrate {
-        calibrate::measure(config.mode, 40)
+        let mut c = calibrate::measure(config.mode, 40);
+        c.extend(calibrate::measure_hook_context(config.mode));
+        c
     } else {
         // Without calibration, still learn the tick rate over 2 ms.
         let until = clock::mono_ns() + 2_000_000;

@@ -206,6 +206,9 @@ fn recorded_exactly(env: &[(&str, &str)]) {
                 | Probe::LeaveHook
                 | Probe::HookPair
                 | Probe::HookSkipped
+                | Probe::HookSkippedInContextMin
+                | Probe::HookSkippedInContextMax
+                | Probe::HookHiding
         ) {
             assert!(cs.is_empty(), "{probe:?}: {cs:?}");
             continue;

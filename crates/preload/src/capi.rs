@@ -511,7 +511,8 @@ pub unsafe extern "C" fn parallax_pl_calibration_table(
     parallax::contained(|| {
         parallax::calibrate::use_clock(fenced != 0);
         parallax::calibrate::set_c_entry(calibration_entry());
-        let cal = parallax::calibrate::measure(mode, batches as usize);
+        let mut cal = parallax::calibrate::measure(mode, batches as usize);
+        cal.extend(parallax::calibrate::measure_hook_context(mode));
         let mut n = 0;
         for c in cal.iter().take(max as usize) {
             let fields = [

@@ -92,14 +92,51 @@ fn lookup(f: usize) -> u64 {
     }
 }
 
-/// Per-thread state: the shadow stack and call counts.
+/// Per-thread state: the shadow stack and call counts. It owns nothing
+/// that needs dropping, so the thread-local has no destructor: the hooks
+/// keep working while the process exits, after the thread-local
+/// destructors ran (the program's own late calls, the last calibration).
 struct Shadow {
     depth: usize,
     /// Calls that recorded nothing since the thread's last recorded one.
     skipped: u64,
     bits: [u64; MAX_DEPTH / 64],
-    counts: Vec<u32>,
-    first_ns: Vec<u64>,
+    /// Calls and first call's time by dense function number: memory of the
+    /// thread's own, given back by [`CountsRelease`] when the thread ends.
+    counts: *mut Count,
+    len: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Count {
+    calls: u32,
+    first_ns: u64,
+}
+
+/// Gives a thread's counts back when it ends (registered with the first).
+struct CountsRelease;
+
+impl Drop for CountsRelease {
+    fn drop(&mut self) {
+        let _ = SHADOW.try_with(|s| {
+            // Safety: only this thread touches its shadow, and no hook is
+            // running on it while its thread-locals are destroyed.
+            let s = unsafe { &mut *s.get() };
+            free_counts(
+                std::mem::replace(&mut s.counts, std::ptr::null_mut()),
+                s.len,
+            );
+            s.len = 0;
+        });
+    }
+}
+
+/// Frees counts made by [`Shadow::grow`].
+fn free_counts(p: *mut Count, len: usize) {
+    if !p.is_null() {
+        // Safety: `p` and `len` came from a leaked boxed slice.
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, len)) });
+    }
 }
 
 thread_local! {
@@ -108,10 +145,11 @@ thread_local! {
             depth: 0,
             skipped: 0,
             bits: [0; MAX_DEPTH / 64],
-            counts: Vec::new(),
-            first_ns: Vec::new(),
+            counts: std::ptr::null_mut(),
+            len: 0,
         })
     };
+    static RELEASE: CountsRelease = const { CountsRelease };
     /// Set while this thread registers a function (a hook called from a
     /// signal handler then does not wait for itself).
     static REGISTERING: Cell<bool> = const { Cell::new(false) };
@@ -219,10 +257,12 @@ impl Shadow {
     #[inline(always)]
     fn count(&mut self, val: u64) -> bool {
         let i = ((val >> 32) & 0xffff) as usize;
-        let Some(c) = self.counts.get_mut(i) else {
+        if i >= self.len {
             self.grow(i);
             return true;
-        };
+        }
+        // Safety: `i` is within the thread's counts.
+        let c = unsafe { &mut (*self.counts.add(i)).calls };
         *c = c.wrapping_add(1);
         let c = *c;
         if c.is_power_of_two() {
@@ -234,16 +274,28 @@ impl Shadow {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, i: usize) {
-        let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);
-        // Without memory for the counts, calls are recorded uncounted.
-        let more = n.saturating_sub(self.counts.len());
-        if self.counts.try_reserve(more).is_err() || self.first_ns.try_reserve(more).is_err() {
+        // Once the thread's destructors ran (the process exits), or without
+        // memory for the counts, calls are recorded uncounted.
+        if RELEASE.try_with(|_| ()).is_err() {
             return;
         }
-        self.counts.resize(n, 0);
-        self.first_ns.resize(n, 0);
-        self.counts[i] = 1;
-        self.first_ns[i] = parallax::clock::mono_ns();
+        let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);
+        let mut v: Vec<Count> = Vec::new();
+        if v.try_reserve_exact(n).is_err() {
+            return;
+        }
+        if !self.counts.is_null() {
+            // Safety: the old counts, `len` of them.
+            v.extend_from_slice(unsafe { std::slice::from_raw_parts(self.counts, self.len) });
+        }
+        v.resize(n, Count::default());
+        v[i] = Count {
+            calls: 1,
+            first_ns: parallax::clock::mono_ns(),
+        };
+        free_counts(self.counts, self.len);
+        self.len = n;
+        self.counts = Box::into_raw(v.into_boxed_slice()).cast();
     }
 
     #[cold]
@@ -254,14 +306,17 @@ impl Shadow {
         }
         let now = parallax::clock::mono_ns();
         if calls == 1 {
-            self.first_ns[i] = now;
+            // Safety: `i` is within the thread's counts (see `count`).
+            unsafe { (*self.counts.add(i)).first_ns = now };
             return true;
         }
         let s = settings::get();
         if s.throttle_calls == 0 || calls < s.throttle_calls {
             return true;
         }
-        let per_call = now.saturating_sub(self.first_ns[i]) / calls as u64;
+        // Safety: as above.
+        let first = unsafe { (*self.counts.add(i)).first_ns };
+        let per_call = now.saturating_sub(first) / calls as u64;
         if per_call >= s.throttle_ns {
             return true;
         }

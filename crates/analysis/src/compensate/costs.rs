@@ -23,6 +23,9 @@ pub struct Costs {
     /// loops of different kinds of work to its calibrated cost
     /// (`PairInContextMin`/`Max`), if measured.
     pub context: Option<(f64, f64)>,
+    /// The fraction of the program's own work that a not-recording call's
+    /// hooks run beside (`Probe::HookHiding`; 0 if not measured).
+    pub hiding: f64,
     /// How each region (by id, below [`DENSE_REGIONS`]) is entered, by
     /// [`Entry`] number.
     pub regions: Arc<[u8]>,
@@ -75,6 +78,7 @@ impl Costs {
             event_ns,
             sd_ns: 0.0,
             context: None,
+            hiding: 0.0,
             regions: Arc::new([]),
             far_regions: Arc::new([]),
             phases: Arc::new([Phase {
@@ -179,12 +183,19 @@ impl Costs {
             Some(c.mean_ns / (e + l)).filter(|r| r.is_finite())
         };
         let context = ratio(Probe::PairInContextMin).zip(ratio(Probe::PairInContextMax));
+        let hiding = p
+            .calibration
+            .iter()
+            .find(|c| c.probe == Probe::HookHiding && c.mode == mode)
+            .map_or(0.0, |c| c.mean_ns)
+            .clamp(0.0, parallax_model::defs::HIDING_MAX);
         Some(Costs {
             enter_ns: over(&|p| p.entry_ns[0].0),
             leave_ns: over(&|p| p.entry_ns[0].1),
             event_ns: over(&|p| p.event_ns),
             sd_ns: cal.iter().map(|c| c.sd_ns).fold(0.0, f64::max),
             context,
+            hiding,
             regions: regions.into(),
             far_regions: far_regions.into(),
             phases: phases.into(),
@@ -206,6 +217,18 @@ impl Costs {
 
     fn mean_over_phases(&self, f: impl Fn(&Phase) -> f64) -> f64 {
         self.phases.iter().map(f).sum::<f64>() / self.phases.len().max(1) as f64
+    }
+
+    /// What one call whose hooks recorded nothing cost in place, ns, where
+    /// such calls came one every `period_ns` (measured): the processor runs
+    /// the hooks beside the program's own work `w` (the period less the
+    /// hooks' cost), hiding `hiding × w` of their cost alone `a`; so the
+    /// cost `c` solves `c = a - hiding × (period - c)`, within `0..=a`.
+    /// Uses the calibration of the last event asked about ([`Costs::of`]).
+    pub fn skipped_in_place(&self, period_ns: f64) -> f64 {
+        let a = self.phases[self.phase].skipped_ns;
+        let h = self.hiding;
+        ((a - h * period_ns) / (1.0 - h)).clamp(0.0, a)
     }
 
     /// Whether region `r` is entered through the runtime's own guards (not
@@ -243,9 +266,9 @@ impl Costs {
             EventKind::Enter { region } => ph.entry_ns[entry(region)].0,
             EventKind::Leave { region } => ph.entry_ns[entry(region)].1,
             EventKind::FlushBegin | EventKind::FlushEnd => 0.0,
-            // Recorded at the previous event's time, without a clock read:
-            // the calls it counts lie in the stretch after it.
-            EventKind::Skipped { calls } => calls as f64 * ph.skipped_ns,
+            // The calls it counts lie in the stretch after it: their cost
+            // depends on that stretch ([`Costs::skipped_in_place`]).
+            EventKind::Skipped { .. } => 0.0,
             _ => ph.event_ns,
         }
     }
@@ -257,4 +280,24 @@ pub fn context_range((lo, hi): (f64, f64), removed_ns: f64) -> (f64, f64) {
         removed_ns * (hi - 1.0).max(0.0),
         removed_ns * (1.0 - lo).max(0.0),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_not_recorded_cost_less_where_there_is_work_to_hide_under() {
+        let mut c = Costs::uniform(20.0);
+        Arc::make_mut(&mut c.phases)[0].skipped_ns = 10.0;
+        // Nothing hides: the cost alone, whatever the period.
+        assert_eq!(c.skipped_in_place(100.0), 10.0);
+        c.hiding = 0.5;
+        // Calls with no work of their own pay their whole cost.
+        assert_eq!(c.skipped_in_place(10.0), 10.0);
+        // 15 ns apart: 5 ns of work hides 2.5 ns, c = 10 - 0.5 * (15 - c).
+        assert_eq!(c.skipped_in_place(15.0), 5.0);
+        // Enough work to hide them all.
+        assert_eq!(c.skipped_in_place(40.0), 0.0);
+    }
 }

@@ -162,6 +162,9 @@ pub struct LocPass<'a> {
     /// was an enter.
     in_context: InContext,
     prev_enter: Option<f64>,
+    /// Calls counted by the previous event, if a `Skipped` one: their cost
+    /// is known once the stretch after it is.
+    prev_skipped: u64,
     /// The previous event was a lock release; the least time seen from a
     /// release to the next event (the rest of the unlock), ns.
     after_release: bool,
@@ -194,6 +197,7 @@ impl<'a> LocPass<'a> {
             shared: (i64::MIN, 0.0, 0.0),
             in_context: InContext::default(),
             prev_enter: None,
+            prev_skipped: 0,
             after_release: false,
             unlock_least: (pairing.learned.unlock - event_ns).max(0.0),
             convention,
@@ -342,6 +346,7 @@ impl<'a> LocPass<'a> {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
+            let palpha = palpha + self.skipped_cost(ptm, tm);
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
             let mut gap = (tm - ptm) - removed;
@@ -363,6 +368,7 @@ impl<'a> LocPass<'a> {
             board.contribute(key, stamp, expected, readers);
         }
         let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
+        let palpha = palpha + self.skipped_cost(ptm, tm);
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
         let flush_end = self.flushing && matches!(e.kind, EventKind::FlushEnd);
@@ -425,6 +431,15 @@ impl<'a> LocPass<'a> {
         self.cur.needs = None;
         self.done(e, tm, ta, palpha, flush_end);
         true
+    }
+
+    /// What the calls counted by the previous event cost over the stretch
+    /// `ptm..tm` after it ([`Costs::skipped_in_place`]).
+    fn skipped_cost(&self, ptm: f64, tm: f64) -> f64 {
+        match self.prev_skipped {
+            0 => 0.0,
+            n => n as f64 * self.costs.skipped_in_place((tm - ptm).max(0.0) / n as f64),
+        }
     }
 
     /// What a measured stretch `ptm..tm` after a probe of cost `palpha`
@@ -520,6 +535,10 @@ impl<'a> LocPass<'a> {
             }
         }
         self.after_release = matches!(e.kind, EventKind::LockRelease { .. });
+        self.prev_skipped = match e.kind {
+            EventKind::Skipped { calls } => calls,
+            _ => 0,
+        };
         let alpha = self.costs.of(e);
         self.prev_enter = match e.kind {
             EventKind::Enter { region } if self.costs.guarded(region) => Some(alpha),
