@@ -407,9 +407,19 @@ pub fn measure_context(mode: Mode) -> Vec<Calibration> {
     let ns: Vec<f64> = costs.iter().map(|c| c.max(0.0) * ns_per_tick).collect();
     let lo = ns.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = ns.iter().copied().fold(0.0, f64::max);
-    [(Probe::PairInContextMin, lo), (Probe::PairInContextMax, hi)]
-        .into_iter()
-        .map(|(probe, v)| Calibration {
+    in_context(
+        mode,
+        (t0, t1),
+        &[(Probe::PairInContextMin, lo), (Probe::PairInContextMax, hi)],
+    )
+}
+
+/// Calibrations of context loops timed between ticks `t0` and `t1`: one
+/// figure each, no spread.
+fn in_context(mode: Mode, (t0, t1): (u64, u64), figures: &[(Probe, f64)]) -> Vec<Calibration> {
+    figures
+        .iter()
+        .map(|&(probe, v)| Calibration {
             probe,
             mode,
             mean_ns: v,
@@ -503,22 +513,15 @@ pub fn measure_hook_context(mode: Mode) -> Vec<Calibration> {
     } else {
         median(&mut hiding)
     };
-    [
-        (Probe::HookSkippedInContextMin, lo),
-        (Probe::HookSkippedInContextMax, hi),
-        (Probe::HookHiding, hiding),
-    ]
-    .into_iter()
-    .map(|(probe, v)| Calibration {
-        probe,
+    in_context(
         mode,
-        mean_ns: v,
-        sd_ns: 0.0,
-        min_ns: v,
-        samples: CONTEXT_ROUNDS as u32,
-        tick: t0 + t1.saturating_sub(t0) / 2,
-    })
-    .collect()
+        (t0, t1),
+        &[
+            (Probe::HookSkippedInContextMin, lo),
+            (Probe::HookSkippedInContextMax, hi),
+            (Probe::HookHiding, hiding),
+        ],
+    )
 }
 
 fn median(v: &mut [f64]) -> f64 {
