@@ -417,15 +417,21 @@ fn register_locked(f: usize) -> u64 {
         });
         val |= id as u64;
     }
-    NAMES.lock().unwrap_or_else(|e| e.into_inner()).push(pretty);
-    FUNCTIONS.store(n + 1, Relaxed);
+    insert(f, val, pretty);
+    val
+}
+
+/// Enters function `f` in the table with slot value `val` (whose dense
+/// function number is the next one) and its name. Under [`REGISTER`].
+fn insert(f: usize, val: u64, name: String) {
+    NAMES.lock().unwrap_or_else(|e| e.into_inner()).push(name);
+    FUNCTIONS.fetch_add(1, Relaxed);
     let mut i = home(f);
     while TABLE[i].key.load(Relaxed) != 0 {
         i = (i + 1) & (SLOTS - 1);
     }
     TABLE[i].val.store(val, Relaxed);
     TABLE[i].key.store(f, Release);
-    val
 }
 
 extern "C" {
@@ -483,19 +489,8 @@ pub(crate) fn calibration_hooks() -> parallax::calibrate::HookEntry {
                 CALIBRATION | THROTTLED,
             ),
         ] {
-            let n = FUNCTIONS.load(Relaxed);
-            NAMES
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push("(calibration)".into());
-            let val = flags | ((n as u64) << 32);
-            let mut i = home(f);
-            while TABLE[i].key.load(Relaxed) != 0 {
-                i = (i + 1) & (SLOTS - 1);
-            }
-            TABLE[i].val.store(val, Relaxed);
-            TABLE[i].key.store(f, Release);
-            FUNCTIONS.store(n + 1, Relaxed);
+            let n = FUNCTIONS.load(Relaxed) as u64;
+            insert(f, flags | (n << 32), "(calibration)".into());
         }
     }
     let _ = STATE.compare_exchange(UNKNOWN, LIVE, AcqRel, Acquire);
