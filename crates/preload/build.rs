@@ -2,7 +2,8 @@
 //! Rust cannot define (C variadics, caller addresses, handles and macros of
 //! mpi.h and shmem.h) and that must be exported from the cdylib.
 //!
-//! - `shim/pthread.c`, `shim/process.c` and `shim/gasp.c` are always built,
+//! - `shim/hooks.c`, `shim/pthread.c`, `shim/process.c` and `shim/gasp.c`
+//!   are always built,
 //!   and `shim/calibrate.c` with `-finstrument-functions` (the calls that
 //!   calibrate the compiler hooks).
 //! - `shim/mpi.c` is built against the mpi.h of the `mpicc` found on PATH
@@ -37,6 +38,7 @@ fn main() {
     }
     for f in [
         "shim/pxl.h",
+        "shim/hooks.c",
         "shim/pthread.c",
         "shim/process.c",
         "shim/gasp.c",
@@ -52,7 +54,15 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
 
-    let mut objects = compile(&["shim/pthread.c", "shim/process.c", "shim/gasp.c"], &[]);
+    let mut objects = compile(
+        &[
+            "shim/hooks.c",
+            "shim/pthread.c",
+            "shim/process.c",
+            "shim/gasp.c",
+        ],
+        &[],
+    );
     // The functions through which calibration times the compiler hooks.
     objects.extend(compile(
         &["shim/calibrate.c"],

@@ -166,4 +166,21 @@ int pxl_app_caller(const void *ra);
  * count). */
 #define TR (px_in & PXL_TRACED)
 
+/* --- the compiler hooks (hooks.c, src/cyg.rs) --- */
+
+/* Frames deeper than this are not measured (src/cyg.rs MAX_DEPTH). */
+#define PXL_MAX_DEPTH 4096
+
+/* A thread's shadow stack: one bit per frame, set if its entry was
+ * recorded, and the calls that recorded nothing since the thread's last
+ * recorded one. Laid out as src/cyg.rs `Shadow`. */
+struct pxl_shadow {
+    uint64_t depth;
+    uint64_t skipped;
+    uint64_t bits[PXL_MAX_DEPTH / 64];
+};
+
+/* The calling thread's shadow. */
+struct pxl_shadow *pxl_shadow(void);
+
 #endif

@@ -8,7 +8,9 @@
 //! per-thread shadow stack of one bit per frame that says whether the
 //! entry was recorded (so that exits pair with entries whatever changes in
 //! between: filters, throttling, flow on and off), a per-thread call count
-//! and the runtime's enter or leave. A function seen for the first time is
+//! and the runtime's enter or leave. The hooks themselves are C
+//! (`shim/hooks.c`): a call that records nothing never leaves them; the
+//! others come here ([`pxl_hook_enter`], [`pxl_hook_exit`]). A function seen for the first time is
 //! named from the symbol tables ([`crate::symbols`]), checked against the
 //! filter, and registered as a region with its address.
 //!
@@ -26,7 +28,6 @@
 //! and a `throttled` property of the process says so.
 
 use std::cell::{Cell, UnsafeCell};
-use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
 
@@ -39,7 +40,7 @@ const SLOTS: usize = 1 << 16;
 /// Dense function numbers are 16 bits; beyond (or with the table three
 /// quarters full) new functions are not measured.
 const MAX_FUNCTIONS: u32 = (SLOTS as u32) * 3 / 4;
-/// Frames deeper than this are not measured.
+/// Frames deeper than this are not measured (`PXL_MAX_DEPTH` of the C hooks).
 const MAX_DEPTH: usize = 4096;
 
 /// Slot value: region id in bits 0..32, dense function number in 32..48.
@@ -49,11 +50,15 @@ const CALIBRATION: u64 = 1 << 61;
 const THROTTLED: u64 = 1 << 62;
 const SKIP: u64 = 1 << 63;
 
+/// Laid out as `struct pxl_slot` of the C hooks.
+#[repr(C)]
 struct Slot {
     key: AtomicUsize,
     val: AtomicU64,
 }
 
+/// Read by the C hooks (`shim/hooks.c`) as `pxl_hook_table`.
+#[export_name = "pxl_hook_table"]
 static TABLE: [Slot; SLOTS] = [const {
     Slot {
         key: AtomicUsize::new(0),
@@ -68,6 +73,8 @@ static REGISTER: Mutex<()> = Mutex::new(());
 const UNKNOWN: u8 = 0;
 const LIVE: u8 = 1;
 const DEAD: u8 = 2;
+/// Read by the C hooks as `pxl_hook_state`.
+#[export_name = "pxl_hook_state"]
 static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
 #[inline(always)]
@@ -92,17 +99,27 @@ fn lookup(f: usize) -> u64 {
     }
 }
 
-/// Per-thread state: the shadow stack and call counts. It owns nothing
-/// that needs dropping, so the thread-local has no destructor: the hooks
-/// keep working while the process exits, after the thread-local
-/// destructors ran (the program's own late calls, the last calibration).
+/// A thread's shadow stack, in the C hooks' initial-exec thread-local
+/// (`struct pxl_shadow`): one bit per frame, set if its entry was
+/// recorded, and the calls that recorded nothing since the thread's last
+/// recorded one. It has no destructor, so the hooks keep working while the
+/// process exits, after the thread-local destructors ran (the program's
+/// own late calls, the last calibration).
+#[repr(C)]
 struct Shadow {
-    depth: usize,
-    /// Calls that recorded nothing since the thread's last recorded one.
+    depth: u64,
     skipped: u64,
     bits: [u64; MAX_DEPTH / 64],
-    /// Calls and first call's time by dense function number: memory of the
-    /// thread's own, given back by [`CountsRelease`] when the thread ends.
+}
+
+extern "C" {
+    /// The calling thread's shadow.
+    fn pxl_shadow() -> *mut Shadow;
+}
+
+/// A thread's call counts by dense function number: memory of the
+/// thread's own, given back by [`CountsRelease`] when the thread ends.
+struct Counts {
     counts: *mut Count,
     len: usize,
 }
@@ -118,8 +135,8 @@ struct CountsRelease;
 
 impl Drop for CountsRelease {
     fn drop(&mut self) {
-        let _ = SHADOW.try_with(|s| {
-            // Safety: only this thread touches its shadow, and no hook is
+        let _ = COUNTS.try_with(|s| {
+            // Safety: only this thread touches its counts, and no hook is
             // running on it while its thread-locals are destroyed.
             let s = unsafe { &mut *s.get() };
             free_counts(
@@ -131,7 +148,7 @@ impl Drop for CountsRelease {
     }
 }
 
-/// Frees counts made by [`Shadow::grow`].
+/// Frees counts made by [`Counts::grow`].
 fn free_counts(p: *mut Count, len: usize) {
     if !p.is_null() {
         // Safety: `p` and `len` came from a leaked boxed slice.
@@ -140,11 +157,8 @@ fn free_counts(p: *mut Count, len: usize) {
 }
 
 thread_local! {
-    static SHADOW: UnsafeCell<Shadow> = const {
-        UnsafeCell::new(Shadow {
-            depth: 0,
-            skipped: 0,
-            bits: [0; MAX_DEPTH / 64],
+    static COUNTS: UnsafeCell<Counts> = const {
+        UnsafeCell::new(Counts {
             counts: std::ptr::null_mut(),
             len: 0,
         })
@@ -155,33 +169,29 @@ thread_local! {
     static REGISTERING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Function entry.
-///
-/// # Safety
-/// Called by compiler-generated code with the function's address.
+/// Function entry, from the C hook when the call may be recorded: `val` is
+/// the function's slot value (0: not looked up, or not in the table).
 #[no_mangle]
-pub unsafe extern "C" fn __cyg_profile_func_enter(this_fn: *mut c_void, _call_site: *mut c_void) {
+extern "C" fn pxl_hook_enter(f: usize, val: u64) {
     parallax::contained(|| {
         let st = STATE.load(Relaxed);
         if st != LIVE && (st == DEAD || !go_live()) {
             return;
         }
-        let f = this_fn as usize;
-        let mut val = lookup(f);
+        let mut val = if val == 0 { lookup(f) } else { val };
         if val == 0 {
             val = register(f);
         }
-        let Ok(s) = SHADOW.try_with(|s| s.get()) else {
-            return;
-        };
+        // Safety: the C hooks' thread-local, valid for the thread's life.
+        let s = unsafe { pxl_shadow() };
         // Safety: only this thread touches its shadow. No reference to it
         // is held across the runtime's calls, which may start measuring
         // and calibrate, and so run these hooks again on this thread.
         let (d, wanted) = unsafe {
             let s = &mut *s;
-            let d = s.depth;
+            let d = s.depth as usize;
             s.depth += 1;
-            let wanted = d < MAX_DEPTH && val & (SKIP | THROTTLED) == 0 && val != 0 && s.count(val);
+            let wanted = d < MAX_DEPTH && val & (SKIP | THROTTLED) == 0 && val != 0 && count(val);
             (d, wanted)
         };
         let rec = wanted && {
@@ -209,34 +219,14 @@ pub unsafe extern "C" fn __cyg_profile_func_enter(this_fn: *mut c_void, _call_si
     });
 }
 
-/// Function exit.
-///
-/// # Safety
-/// Called by compiler-generated code.
+/// Function exit, from the C hook when the frame's entry was recorded
+/// (the hook has popped it).
 #[no_mangle]
-pub unsafe extern "C" fn __cyg_profile_func_exit(_this_fn: *mut c_void, _call_site: *mut c_void) {
+extern "C" fn pxl_hook_exit() {
     parallax::contained(|| {
-        if STATE.load(Relaxed) != LIVE {
-            return;
-        }
-        let Ok(s) = SHADOW.try_with(|s| s.get()) else {
-            return;
-        };
         // Safety: as in the entry hook.
-        let rec = unsafe {
-            let s = &mut *s;
-            if s.depth == 0 {
-                return;
-            }
-            s.depth -= 1;
-            let d = s.depth;
-            d < MAX_DEPTH && s.bits[d / 64] & (1u64 << (d % 64)) != 0
-        };
-        if rec {
-            // Safety: as in the entry hook.
-            flush_skipped(unsafe { &mut (*s).skipped });
-            parallax::leave();
-        }
+        flush_skipped(unsafe { &mut (*pxl_shadow()).skipped });
+        parallax::leave();
     });
 }
 
@@ -252,7 +242,20 @@ fn flush_skipped(skipped: &mut u64) {
     }
 }
 
-impl Shadow {
+/// Counts a call of the function of slot value `val` on this thread;
+/// false if the function was just throttled. Uncounted once the thread's
+/// thread-locals are gone.
+fn count(val: u64) -> bool {
+    COUNTS
+        .try_with(|c| {
+            // Safety: only this thread touches its counts, and no reference
+            // to them outlives this call.
+            unsafe { &mut *c.get() }.count(val)
+        })
+        .unwrap_or(true)
+}
+
+impl Counts {
     /// Counts a call; false if the function was just throttled.
     #[inline(always)]
     fn count(&mut self, val: u64) -> bool {
@@ -456,18 +459,13 @@ extern "C" fn cal_skipped(x: u32) -> u32 {
 }
 
 fn hooks_ready() -> bool {
-    STATE.load(Relaxed) == LIVE && SHADOW.try_with(|_| ()).is_ok()
+    STATE.load(Relaxed) == LIVE
 }
 
 fn swap_skipped(n: u64) -> u64 {
-    SHADOW
-        .try_with(|s| {
-            // Safety: only this thread touches its shadow; nothing holds it
-            // between calls of the hooks.
-            let s = unsafe { &mut *s.get() };
-            std::mem::replace(&mut s.skipped, n)
-        })
-        .unwrap_or(0)
+    // Safety: only this thread touches its shadow; nothing holds it
+    // between calls of the hooks.
+    unsafe { std::mem::replace(&mut (*pxl_shadow()).skipped, n) }
 }
 
 /// The instrumented functions that calibration times, entered in the table

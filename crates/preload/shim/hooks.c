@@ -1,0 +1,92 @@
+/* The compiler hooks' hot path: `__cyg_profile_func_enter` and
+ * `__cyg_profile_func_exit`, which code built with -finstrument-functions
+ * calls around every function (see src/cyg.rs for what they record).
+ *
+ * Most calls record nothing: the function is throttled or filtered out,
+ * and the hooks only keep the shadow stack and count the call. That path
+ * is written here, in C, because its cost stays in the measured program
+ * (compensation removes it, but only as well as it is calibrated) and C
+ * can keep the per-thread shadow in initial-exec TLS: one load from %fs,
+ * where a Rust thread-local of a shared library costs a call to
+ * __tls_get_addr. Everything else (first calls, recorded calls, calls
+ * while the hooks are not live) goes to src/cyg.rs. */
+#include <stdint.h>
+
+#include "pxl.h"
+
+/* The function table of src/cyg.rs: open addressing on the function's
+ * address, written under a lock there, read here without one. */
+struct pxl_slot {
+    uintptr_t key;
+    uint64_t val;
+};
+
+#define SLOTS (1u << 16)
+/* Slot value bits that mean "record nothing" (src/cyg.rs THROTTLED, SKIP). */
+#define NOT_RECORDED ((1ull << 62) | (1ull << 63))
+/* src/cyg.rs STATE: not known yet, live, or off for good. */
+#define LIVE 1
+#define DEAD 2
+
+extern struct pxl_slot pxl_hook_table[SLOTS] __attribute__((visibility("hidden")));
+extern uint8_t pxl_hook_state __attribute__((visibility("hidden")));
+
+/* The slow paths, in src/cyg.rs. */
+void pxl_hook_enter(uintptr_t fn, uint64_t val) __attribute__((visibility("hidden")));
+void pxl_hook_exit(void) __attribute__((visibility("hidden")));
+
+static __thread struct pxl_shadow pxl_shadow_tls __attribute__((tls_model("initial-exec")));
+
+struct pxl_shadow *pxl_shadow(void)
+{
+    return &pxl_shadow_tls;
+}
+
+static inline uint64_t lookup(uintptr_t fn)
+{
+    uint32_t i = (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> 48);
+    for (;;) {
+        uintptr_t k = __atomic_load_n(&pxl_hook_table[i].key, __ATOMIC_ACQUIRE);
+        if (k == fn)
+            return __atomic_load_n(&pxl_hook_table[i].val, __ATOMIC_RELAXED);
+        if (k == 0)
+            return 0;
+        i = (i + 1) & (SLOTS - 1);
+    }
+}
+
+void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+    (void)call_site;
+    uintptr_t fn = (uintptr_t)this_fn;
+    uint8_t state = __atomic_load_n(&pxl_hook_state, __ATOMIC_RELAXED);
+    if (__builtin_expect(state == LIVE, 1)) {
+        uint64_t val = lookup(fn);
+        struct pxl_shadow *s = &pxl_shadow_tls;
+        uint64_t d = s->depth;
+        if ((val & NOT_RECORDED) != 0 && d < PXL_MAX_DEPTH) {
+            s->depth = d + 1;
+            s->bits[d / 64] &= ~(1ull << (d % 64));
+            s->skipped++;
+            return;
+        }
+        pxl_hook_enter(fn, val);
+    } else if (state != DEAD) {
+        pxl_hook_enter(fn, 0);
+    }
+}
+
+void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+    (void)this_fn;
+    (void)call_site;
+    if (__atomic_load_n(&pxl_hook_state, __ATOMIC_RELAXED) != LIVE)
+        return;
+    struct pxl_shadow *s = &pxl_shadow_tls;
+    uint64_t d = s->depth;
+    if (d == 0)
+        return;
+    s->depth = --d;
+    if (d < PXL_MAX_DEPTH && (s->bits[d / 64] >> (d % 64)) & 1)
+        pxl_hook_exit();
+}
