@@ -231,7 +231,7 @@ impl ExperimentProfile {
             for loc in p.locations.values() {
                 let (tree, source) = match have.remove(&loc.thread) {
                     Some(t) => (t, Source::Runtime),
-                    None if loc.events.is_some() => {
+                    None if loc.events.is_some() || loc.spill.is_some() => {
                         let (t, w) = derived
                             .remove(&(pi, loc.thread))
                             .expect("every traced location was derived")?;

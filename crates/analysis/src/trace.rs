@@ -18,8 +18,12 @@ pub struct Loc {
     pub rank: u32,
     /// Thread number in its process.
     pub thread: u32,
-    /// Its event file.
+    /// Its event file, or its spill file when it has none (its process
+    /// was killed before the thread's first flush).
     pub path: PathBuf,
+    /// Its spill file: the events recorded after the event file's, when
+    /// its process was killed.
+    pub spill: Option<PathBuf>,
     /// Size of the event file, a measure of the work it takes.
     pub bytes: u64,
     /// Its process's clock.
@@ -38,7 +42,7 @@ pub fn locations(exp: &Experiment) -> Vec<Loc> {
     let mut v = Vec::new();
     for (pi, p) in exp.processes.iter().enumerate() {
         for l in p.locations.values() {
-            if let Some(path) = &l.events {
+            if let Some(path) = l.events.as_ref().or(l.spill.as_ref()) {
                 let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
                 let summary = p.summaries.get(&l.thread).filter(|s| s.bytes == bytes);
                 v.push(Loc {
@@ -46,6 +50,7 @@ pub fn locations(exp: &Experiment) -> Vec<Loc> {
                     rank: p.rank,
                     thread: l.thread,
                     path: path.clone(),
+                    spill: l.spill.clone(),
                     bytes,
                     clock: p.clock,
                     summary: summary.cloned(),
@@ -57,6 +62,15 @@ pub fn locations(exp: &Experiment) -> Vec<Loc> {
     v
 }
 
+impl Loc {
+    /// A reader of its events: the event file's, then the spill file's.
+    pub fn reader(&self) -> Result<EventReader, Error> {
+        let spill = self.spill.as_deref();
+        let events = Some(self.path.as_path()).filter(|&p| Some(p) != spill);
+        EventReader::open_parts(events, spill)
+    }
+}
+
 /// Calls `f` with every event of `loc` and its time in ns since `t0_ns`,
 /// block by block (memory stays bounded). Returns the problem that ended
 /// the stream early, if any; events before it were all delivered.
@@ -65,7 +79,7 @@ pub fn for_each_event(
     t0_ns: f64,
     mut f: impl FnMut(&Event, f64),
 ) -> Result<Option<Error>, Error> {
-    let mut r = EventReader::open(&loc.path)?;
+    let mut r = loc.reader()?;
     loop {
         match r.each_in_block(|e| f(&e, loc.clock.ns(e.time) - t0_ns)) {
             Ok(true) => {}
@@ -97,7 +111,7 @@ pub fn walk_others(
     loc: &Loc,
     mut f: impl FnMut(EventKind, Prior, Option<u64>),
 ) -> Result<Option<Error>, Error> {
-    let mut r = EventReader::open(&loc.path)?;
+    let mut r = loc.reader()?;
     let mut block = Vec::new();
     let mut last: Option<u64> = None;
     let mut probe = 2u8;
@@ -190,7 +204,7 @@ impl Stream {
     /// The events of `loc`.
     pub fn open(loc: &Loc) -> Result<Stream, Error> {
         Ok(Stream {
-            reader: Some(EventReader::open(&loc.path)?),
+            reader: Some(loc.reader()?),
             path: loc.path.clone(),
             block: Vec::new(),
             pos: 0,

@@ -106,13 +106,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     );
     for (m, cs) in &results {
         for c in cs {
-            // A fraction, not a time (see `Probe::HookHiding`).
-            let units: &[(&str, f64)] = if c.probe == Probe::HookHiding {
-                &[("ratio", 1.0)]
-            } else {
-                &[("ticks", 1.0 / ns_per_tick), ("ns", 1.0)]
-            };
-            for &(unit, k) in units {
+            for (unit, k) in [("ticks", 1.0 / ns_per_tick), ("ns", 1.0)] {
                 let _ = writeln!(
                     s,
                     "{:<8} {:<11} {:<5} {:>9.2} {:>11.4} {:>9.3} {:>9.2}",

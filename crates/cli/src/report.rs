@@ -258,23 +258,53 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
     }
     if let Some(p) = exp.processes.first() {
         let ghz = 1.0 / p.clock.ns_per_tick;
-        let mut costs = String::new();
-        for probe in [
-            Probe::Enter,
-            Probe::Leave,
-            Probe::Event,
-            Probe::ClockRead,
-            Probe::HookPair,
-            Probe::HookSkipped,
+        let cal = |probe: Probe| p.calibration.iter().find(|c| c.probe == probe);
+        let mut lines = Vec::new();
+        for probes in [
+            &[Probe::Enter, Probe::Leave, Probe::Event, Probe::ClockRead][..],
+            &[Probe::HookPair, Probe::HookSkipped][..],
         ] {
-            if let Some(c) = p.calibration.iter().find(|c| c.probe == probe) {
-                let _ = write!(costs, "{} {:.1}±{:.1}  ", probe.name(), c.mean_ns, c.sd_ns);
+            let mut line = String::new();
+            for &probe in probes {
+                if let Some(c) = cal(probe) {
+                    let _ = write!(line, "{} {:.1}±{:.1}  ", probe.name(), c.mean_ns, c.sd_ns);
+                }
+            }
+            if !line.is_empty() {
+                lines.push(line);
+            }
+        }
+        for (what, min, max) in [
+            (
+                "hook_pair",
+                Probe::HookPairInContextMin,
+                Probe::HookPairInContextMax,
+            ),
+            (
+                "hook_skipped",
+                Probe::HookSkippedInContextMin,
+                Probe::HookSkippedInContextMax,
+            ),
+        ] {
+            if let (Some(lo), Some(hi), Some(last)) = (cal(min), cal(max), lines.last_mut()) {
+                let _ = write!(
+                    last,
+                    "{what} in place {:.1}-{:.1}  ",
+                    lo.mean_ns, hi.mean_ns
+                );
             }
         }
         let _ = writeln!(s, "Clock       {:?}, {:.3} GHz", p.clock_source, ghz);
-        if !costs.is_empty() {
-            let line = format!("{costs}(ns, at start)");
-            let _ = writeln!(s, "Probe cost  {}", fmt::fit(&line, WIDTH - 12));
+        if let Some(last) = lines.last_mut() {
+            last.push_str("(ns, at start)");
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let head = if i == 0 {
+                "Probe cost  "
+            } else {
+                "            "
+            };
+            let _ = writeln!(s, "{head}{}", fmt::fit(line, WIDTH - 12));
         }
     }
     let wall: f64 = prof

@@ -51,7 +51,7 @@ pub fn locations<'a>(exp: &'a Experiment, sel: &Selection) -> Result<Vec<Loc<'a>
                     rank: p.rank,
                     thread: l.thread,
                     name: l.name.clone(),
-                    has_events: l.events.is_some(),
+                    has_events: l.events.is_some() || l.spill.is_some(),
                 });
             }
         }

@@ -76,21 +76,17 @@ pub enum Probe {
     HookSkippedInContextMin = 17,
     /// As `HookSkippedInContextMin`, in the kind of loop where it cost most.
     HookSkippedInContextMax = 18,
-    /// How much of a not-recording call's hooks the processor runs beside
-    /// the program's own work, per ns of that work, as the loops of
-    /// `HookSkippedInContextMin` show it (the median over the kinds of
-    /// loop of isolated cost less cost in place, over the loop's work per
-    /// iteration). A fraction, not ns: its `mean_ns` holds it.
-    HookHiding = 19,
+    /// A call whose hooks both record ([`Probe::HookPair`]), timed inside
+    /// the loops of `HookSkippedInContextMin`, in the kind of loop where
+    /// it cost least.
+    HookPairInContextMin = 19,
+    /// As `HookPairInContextMin`, in the kind of loop where it cost most.
+    HookPairInContextMax = 20,
 }
-
-/// The largest [`Probe::HookHiding`] that calibration records: some of the
-/// hooks' cost (the calls, the thread-local lookup) always shows.
-pub const HIDING_MAX: f64 = 0.9;
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 20] = [
+    pub const ALL: [Probe; 21] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -110,7 +106,8 @@ impl Probe {
         Probe::HookSkipped,
         Probe::HookSkippedInContextMin,
         Probe::HookSkippedInContextMax,
-        Probe::HookHiding,
+        Probe::HookPairInContextMin,
+        Probe::HookPairInContextMax,
     ];
 
     /// Lower-case name.
@@ -135,7 +132,8 @@ impl Probe {
             Probe::HookSkipped => "hook_skipped",
             Probe::HookSkippedInContextMin => "hook_skipped_in_context_min",
             Probe::HookSkippedInContextMax => "hook_skipped_in_context_max",
-            Probe::HookHiding => "hook_hiding",
+            Probe::HookPairInContextMin => "hook_pair_in_context_min",
+            Probe::HookPairInContextMax => "hook_pair_in_context_max",
         }
     }
 }

@@ -619,7 +619,7 @@ impl EventReader {
     }
 
     /// Opens a location's event file and spill file (at least one).
-    fn open_parts(events: Option<&Path>, spill: Option<&Path>) -> Result<EventReader, Error> {
+    pub fn open_parts(events: Option<&Path>, spill: Option<&Path>) -> Result<EventReader, Error> {
         let (path, blocks, rank, thread) = match events {
             Some(path) => {
                 let (mut f, len) = file::open_regular(path)?;

@@ -447,81 +447,60 @@ fn context_loop_calling(kind: usize, data: &mut [f64; 2048], f: extern "C" fn(u3
     clock::now().saturating_sub(t0)
 }
 
-/// The cost of a call whose compiler hooks record nothing inside loops of
-/// different kinds of work ([`context_work`]): for each kind, the median
-/// over rounds of the loop calling the instrumented function less the loop
-/// calling it built plainly, per iteration. Returns the cheapest and the
-/// dearest kind's as `HookSkippedInContextMin` and `Max` (nothing without
-/// the interposition library's hooks, or where they cannot run now). Takes
-/// a few milliseconds.
+/// The cost of a call of a function built with `-finstrument-functions`
+/// inside loops of different kinds of work ([`context_work`]), with hooks
+/// that record nothing and with hooks that record: for each kind, the
+/// median over rounds of the loop calling the instrumented function less
+/// the loop calling it built plainly, per iteration. Returns the cheapest
+/// and the dearest kind's as `HookSkippedInContextMin`/`Max` and
+/// `HookPairInContextMin`/`Max` (nothing without the interposition
+/// library's hooks, or where they cannot run now). Takes a few
+/// milliseconds.
 pub fn measure_hook_context(mode: Mode) -> Vec<Calibration> {
     let Some(h) = C_ENTRY.get().and_then(|e| e.hooks).filter(|h| (h.ready)()) else {
         return Vec::new();
     };
     let (t0, m0) = clock::sample();
     let mut data = [0.5f64; 2048];
-    // Per kind: the hooks' cost in place and the loop's own work, ticks
-    // per iteration.
-    let mut costs = [(0.0f64, 0.0f64); CONTEXTS];
-    let pending = (h.swap_skipped)(0);
-    // The hooks alone: calls with no work around them.
-    let mut alone = Vec::new();
-    for _ in 0..=CONTEXT_ROUNDS {
-        let mut t = [0u64; 3];
-        for (k, f) in [h.plain, h.skipped].into_iter().enumerate() {
-            let f = std::hint::black_box(f);
-            t[k] = clock::now();
-            let mut sink = 0u32;
-            for i in 0..CONTEXT_ITERATIONS {
-                sink = sink.wrapping_add(f(i as u32));
+    // Per kind: the hooks' cost in place, ticks per iteration.
+    let mut in_place = |f: extern "C" fn(u32) -> u32| {
+        let mut costs = [0.0f64; CONTEXTS];
+        for (kind, cost) in costs.iter_mut().enumerate() {
+            let (mut plain, mut hooked) = (Vec::new(), Vec::new());
+            context_loop_calling(kind, &mut data, h.plain);
+            context_loop_calling(kind, &mut data, f);
+            for _ in 0..CONTEXT_ROUNDS {
+                plain.push(context_loop_calling(kind, &mut data, h.plain) as f64);
+                hooked.push(context_loop_calling(kind, &mut data, f) as f64);
             }
-            std::hint::black_box(sink);
+            *cost = (median(&mut hooked) - median(&mut plain)) / CONTEXT_ITERATIONS as f64;
         }
-        t[2] = clock::now();
-        alone.push((t[2] - t[1]).saturating_sub(t[1] - t[0]) as f64);
-    }
-    let alone = median(&mut alone[1..]) / CONTEXT_ITERATIONS as f64;
-    for (kind, cost) in costs.iter_mut().enumerate() {
-        let (mut plain, mut hooked) = (Vec::new(), Vec::new());
-        context_loop_calling(kind, &mut data, h.plain);
-        context_loop_calling(kind, &mut data, h.skipped);
-        for _ in 0..CONTEXT_ROUNDS {
-            plain.push(context_loop_calling(kind, &mut data, h.plain) as f64);
-            hooked.push(context_loop_calling(kind, &mut data, h.skipped) as f64);
-        }
-        let plain = median(&mut plain) / CONTEXT_ITERATIONS as f64;
-        *cost = (
-            median(&mut hooked) / CONTEXT_ITERATIONS as f64 - plain,
-            plain,
-        );
-    }
+        costs
+    };
+    let pending = (h.swap_skipped)(0);
+    let skipped = in_place(h.skipped);
     (h.swap_skipped)(pending);
+    let recorded = on_scratch(mode, || in_place(h.recorded));
     let (t1, m1) = clock::sample();
     let ns_per_tick = ns_per_tick_over((t0, m0), (t1, m1));
-    let ns: Vec<f64> = costs.iter().map(|c| c.0.max(0.0) * ns_per_tick).collect();
-    let lo = ns.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = ns.iter().copied().fold(0.0, f64::max);
-    let mut hiding: Vec<f64> = costs
-        .iter()
-        .filter(|c| c.1 > 0.0)
-        .map(|&(c, work)| {
-            ((alone - c.max(0.0)) / work).clamp(0.0, parallax_model::defs::HIDING_MAX)
-        })
-        .collect();
-    let hiding = if hiding.is_empty() {
-        0.0
-    } else {
-        median(&mut hiding)
+    let range = |costs: &[f64; CONTEXTS]| {
+        let ns = costs.iter().map(|c| c.max(0.0) * ns_per_tick);
+        (
+            ns.clone().fold(f64::INFINITY, f64::min),
+            ns.fold(0.0, f64::max),
+        )
     };
-    in_context(
-        mode,
-        (t0, t1),
-        &[
-            (Probe::HookSkippedInContextMin, lo),
-            (Probe::HookSkippedInContextMax, hi),
-            (Probe::HookHiding, hiding),
-        ],
-    )
+    let (lo, hi) = range(&skipped);
+    let mut figures = vec![
+        (Probe::HookSkippedInContextMin, lo),
+        (Probe::HookSkippedInContextMax, hi),
+    ];
+    if let Some(recorded) = recorded {
+        let (lo, hi) = range(&recorded);
+        figures.push((Probe::HookPairInContextMin, lo));
+        figures.push((Probe::HookPairInContextMax, hi));
+    }
+    in_context(mode, (t0, t1), &figures)
 }
 
 fn median(v: &mut [f64]) -> f64 {

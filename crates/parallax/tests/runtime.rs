@@ -208,7 +208,8 @@ fn recorded_exactly(env: &[(&str, &str)]) {
                 | Probe::HookSkipped
                 | Probe::HookSkippedInContextMin
                 | Probe::HookSkippedInContextMax
-                | Probe::HookHiding
+                | Probe::HookPairInContextMin
+                | Probe::HookPairInContextMax
         ) {
             assert!(cs.is_empty(), "{probe:?}: {cs:?}");
             continue;

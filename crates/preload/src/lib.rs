@@ -32,15 +32,48 @@ pub mod symbols;
 #[global_allocator]
 static ALLOCATOR: reserve::WithReserve = reserve::WithReserve;
 
-use std::sync::atomic::{AtomicBool, Ordering::*};
+use std::sync::atomic::{AtomicU8, Ordering::*};
 
-/// Set when this process must not be measured at all (a launcher such as
-/// `mpirun`, or measurement off): the wrappers and hooks return at once.
-static DEAD: AtomicBool = AtomicBool::new(false);
+/// Whether this process is measured: not decided yet, being decided, or
+/// decided (measured, or never: a launcher such as `mpirun`, or
+/// measurement off).
+static DECISION: AtomicU8 = AtomicU8::new(UNDECIDED);
+const UNDECIDED: u8 = 0;
+const DECIDING: u8 = 1;
+const MEASURED: u8 = 2;
+const NOT_MEASURED: u8 = 3;
 
-/// Whether this process is never measured.
+/// Whether this process is not measured: the wrappers and hooks then
+/// return at once. Decided once, at load ([`on_load`]) or at the first
+/// call of a wrapper or hook if that comes earlier (the constructor of a
+/// library initialized before this one, such as libgfortran's, may lock a
+/// mutex); a call made while it is being decided is not measured.
 pub(crate) fn dead() -> bool {
-    DEAD.load(Relaxed)
+    match DECISION.load(Acquire) {
+        MEASURED => false,
+        UNDECIDED => !decide(),
+        _ => true,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn decide() -> bool {
+    if DECISION
+        .compare_exchange(UNDECIDED, DECIDING, AcqRel, Acquire)
+        .is_err()
+    {
+        return DECISION.load(Acquire) == MEASURED;
+    }
+    // A panic in this library is caught where the program called in and
+    // said in one line (`parallax::contained`); the standard library's own
+    // report of it (a backtrace) would be more lines in the program's
+    // output. This library holds its own copy of the standard library:
+    // the hook is not the program's.
+    std::panic::set_hook(Box::new(|_| {}));
+    let measured = parallax::contained(start).unwrap_or(false);
+    DECISION.store(if measured { MEASURED } else { NOT_MEASURED }, Release);
+    measured
 }
 
 /// Programs that start other programs (MPI and SHMEM launchers, their
@@ -66,25 +99,18 @@ const LAUNCHERS: &[&str] = &[
     "srun",
 ];
 
-/// Runs when the library is loaded, before the program's own constructors.
+/// Runs when the library is loaded, before the program's own constructors
+/// (though after those of the libraries initialized before this one).
 extern "C" fn on_load() {
-    // A panic in this library is caught where the program called in and
-    // said in one line (`parallax::contained`); the standard library's own
-    // report of it (a backtrace) would be more lines in the program's
-    // output. This library holds its own copy of the standard library:
-    // the hook is not the program's.
-    std::panic::set_hook(Box::new(|_| {}));
-    if parallax::contained(start).is_none() {
-        DEAD.store(true, Release);
-    }
+    dead();
 }
 
-/// Decides whether this process is measured.
-fn start() {
+/// Decides whether this process is measured, and makes ready to measure
+/// it.
+fn start() -> bool {
     let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
     if var("PARALLAX_MODE").is_none() {
-        DEAD.store(true, Release);
-        return;
+        return false;
     }
     let exe = std::fs::read_link("/proc/self/exe")
         .ok()
@@ -96,26 +122,21 @@ fn start() {
             .split(',')
             .any(|e| !e.trim().is_empty() && e.trim() == exe);
     if excluded {
-        DEAD.store(true, Release);
         // Keep the runtime of this copy off for good.
         let _ = parallax::init(parallax::Config::new(parallax::Mode::Off, "."));
-        return;
+        return false;
     }
     // A bad setting is said now, once, even if the program never makes a
     // call that would start measuring.
     match parallax::Config::from_env() {
-        Ok(c) if c.mode == parallax::Mode::Off => {
-            DEAD.store(true, Release);
-            return;
-        }
+        Ok(c) if c.mode == parallax::Mode::Off => return false,
         Ok(_) => {}
         Err(e) => {
             parallax::failsafe::tell_once(
                 parallax::failsafe::Cause::Config,
                 format_args!("measurement is off: {e}"),
             );
-            DEAD.store(true, Release);
-            return;
+            return false;
         }
     }
     parallax::calibrate::set_c_entry(capi::calibration_entry());
@@ -124,6 +145,7 @@ fn start() {
     if std::env::var_os("PARALLAX_PARENT_PID").is_none() {
         std::env::set_var("PARALLAX_PARENT_PID", std::process::id().to_string());
     }
+    true
 }
 
 #[used]

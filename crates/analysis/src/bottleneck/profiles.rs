@@ -49,6 +49,7 @@ pub fn analyze(exp: &Experiment, prof: &ExperimentProfile, cfg: &Config) -> Repo
             rank: l.rank,
             thread: l.thread,
             path: PathBuf::new(),
+            spill: None,
             bytes: 0,
             clock: l.clock,
             summary: None,

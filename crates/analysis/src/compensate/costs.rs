@@ -23,9 +23,6 @@ pub struct Costs {
     /// loops of different kinds of work to its calibrated cost
     /// (`PairInContextMin`/`Max`), if measured.
     pub context: Option<(f64, f64)>,
-    /// The fraction of the program's own work that a not-recording call's
-    /// hooks run beside (`Probe::HookHiding`; 0 if not measured).
-    pub hiding: f64,
     /// How each region (by id, below [`DENSE_REGIONS`]) is entered, by
     /// [`Entry`] number.
     pub regions: Arc<[u8]>,
@@ -52,7 +49,7 @@ pub struct Phase {
     /// Any other event probe.
     pub event_ns: f64,
     /// One call whose compiler hooks recorded nothing
-    /// ([`EventKind::Skipped`]).
+    /// ([`EventKind::Skipped`]), in place ([`in_place`]).
     pub skipped_ns: f64,
 }
 
@@ -78,7 +75,6 @@ impl Costs {
             event_ns,
             sd_ns: 0.0,
             context: None,
-            hiding: 0.0,
             regions: Arc::new([]),
             far_regions: Arc::new([]),
             phases: Arc::new([Phase {
@@ -143,6 +139,15 @@ impl Costs {
                 let (e, l) = entry.probes();
                 entry_ns[entry as usize] = (at(e).unwrap_or(enter), at(l).unwrap_or(leave));
             }
+            // Compiler hooks: what a recorded call costs in place, shared
+            // between entry and exit as calibrated alone.
+            let hook = &mut entry_ns[Entry::Hook as usize];
+            let alone = hook.0 + hook.1;
+            let range = at(Probe::HookPairInContextMin).zip(at(Probe::HookPairInContextMax));
+            if alone > 0.0 && range.is_some() {
+                let k = in_place(Some(alone), range) / alone;
+                *hook = (hook.0 * k, hook.1 * k);
+            }
             phases.push(Phase {
                 from_tick: if i == 0 {
                     0
@@ -151,7 +156,10 @@ impl Costs {
                 },
                 entry_ns,
                 event_ns: at(Probe::Event).unwrap_or(enter),
-                skipped_ns: at(Probe::HookSkipped).unwrap_or(0.0),
+                skipped_ns: in_place(
+                    at(Probe::HookSkipped),
+                    at(Probe::HookSkippedInContextMin).zip(at(Probe::HookSkippedInContextMax)),
+                ),
             });
         }
         if phases.is_empty() {
@@ -183,19 +191,12 @@ impl Costs {
             Some(c.mean_ns / (e + l)).filter(|r| r.is_finite())
         };
         let context = ratio(Probe::PairInContextMin).zip(ratio(Probe::PairInContextMax));
-        let hiding = p
-            .calibration
-            .iter()
-            .find(|c| c.probe == Probe::HookHiding && c.mode == mode)
-            .map_or(0.0, |c| c.mean_ns)
-            .clamp(0.0, parallax_model::defs::HIDING_MAX);
         Some(Costs {
             enter_ns: over(&|p| p.entry_ns[0].0),
             leave_ns: over(&|p| p.entry_ns[0].1),
             event_ns: over(&|p| p.event_ns),
             sd_ns: cal.iter().map(|c| c.sd_ns).fold(0.0, f64::max),
             context,
-            hiding,
             regions: regions.into(),
             far_regions: far_regions.into(),
             phases: phases.into(),
@@ -219,16 +220,10 @@ impl Costs {
         self.phases.iter().map(f).sum::<f64>() / self.phases.len().max(1) as f64
     }
 
-    /// What one call whose hooks recorded nothing cost in place, ns, where
-    /// such calls came one every `period_ns` (measured): the processor runs
-    /// the hooks beside the program's own work `w` (the period less the
-    /// hooks' cost), hiding `hiding × w` of their cost alone `a`; so the
-    /// cost `c` solves `c = a - hiding × (period - c)`, within `0..=a`.
-    /// Uses the calibration of the last event asked about ([`Costs::of`]).
-    pub fn skipped_in_place(&self, period_ns: f64) -> f64 {
-        let a = self.phases[self.phase].skipped_ns;
-        let h = self.hiding;
-        ((a - h * period_ns) / (1.0 - h)).clamp(0.0, a)
+    /// What one call whose hooks recorded nothing cost in place, ns, by
+    /// the calibration of the last event asked about ([`Costs::of`]).
+    pub fn skipped_now(&self) -> f64 {
+        self.phases[self.phase].skipped_ns
     }
 
     /// Whether region `r` is entered through the runtime's own guards (not
@@ -274,6 +269,22 @@ impl Costs {
     }
 }
 
+/// What a call of an instrumented function costs in place, ns, from its
+/// cost alone (back-to-back calls) and in loops of different kinds of work
+/// (the cheapest and the dearest kind): the middle of the loops' range.
+/// The hooks' work depends on nothing the program computes, so the
+/// processor runs it beside the program's own: in place it costs a
+/// fraction of its cost alone, and that fraction does not grow with the
+/// work around it (the processor looks only so far ahead). Never more than
+/// alone; the cost alone where the loops were not timed.
+pub fn in_place(alone: Option<f64>, in_context: Option<(f64, f64)>) -> f64 {
+    let alone = alone.unwrap_or(0.0).max(0.0);
+    match in_context {
+        Some((lo, hi)) => ((lo.max(0.0) + hi.max(0.0)) / 2.0).min(alone),
+        None => alone,
+    }
+}
+
 /// [`Costs::context_range`] for the context ratios `(lo, hi)`.
 pub fn context_range((lo, hi): (f64, f64), removed_ns: f64) -> (f64, f64) {
     (
@@ -287,17 +298,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn calls_not_recorded_cost_less_where_there_is_work_to_hide_under() {
-        let mut c = Costs::uniform(20.0);
-        Arc::make_mut(&mut c.phases)[0].skipped_ns = 10.0;
-        // Nothing hides: the cost alone, whatever the period.
-        assert_eq!(c.skipped_in_place(100.0), 10.0);
-        c.hiding = 0.5;
-        // Calls with no work of their own pay their whole cost.
-        assert_eq!(c.skipped_in_place(10.0), 10.0);
-        // 15 ns apart: 5 ns of work hides 2.5 ns, c = 10 - 0.5 * (15 - c).
-        assert_eq!(c.skipped_in_place(15.0), 5.0);
-        // Enough work to hide them all.
-        assert_eq!(c.skipped_in_place(40.0), 0.0);
+    fn calls_cost_the_middle_of_their_range_in_place() {
+        assert_eq!(in_place(Some(5.0), Some((0.0, 1.0))), 0.5);
+        // Never more than alone, never less than nothing.
+        assert_eq!(in_place(Some(5.0), Some((4.0, 12.0))), 5.0);
+        assert_eq!(in_place(Some(5.0), Some((-2.0, -1.0))), 0.0);
+        // Loops not timed: the cost alone.
+        assert_eq!(in_place(Some(5.0), None), 5.0);
+        assert_eq!(in_place(None, None), 0.0);
     }
 }

@@ -263,6 +263,7 @@ pub(super) fn plan(
         let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
         new_locs[*l] = Loc {
             path,
+            spill: None,
             bytes,
             summary: None,
             rewritten_from: spans.first().map(|s| s.first),
@@ -292,6 +293,7 @@ fn approximated(out: &Path, loc: &Loc) -> Loc {
         path: out
             .join(experiment::rank_dir(loc.rank))
             .join(experiment::events_file(loc.thread)),
+        spill: None,
         clock: ClockMap::IDENTITY,
         summary: None,
         ..loc.clone()

@@ -251,7 +251,10 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
 /// The findings of `parallax analyze` on `exp`, in the form its `--json`
 /// prints; none for an experiment without a trace.
 pub fn analyze(exp: &Experiment) -> anyhow::Result<Vec<Finding>> {
-    if !exp.locations().any(|(_, l)| l.events.is_some()) {
+    if !exp
+        .locations()
+        .any(|(_, l)| l.events.is_some() || l.spill.is_some())
+    {
         return Ok(Vec::new());
     }
     let progress = parallax_report::term::Progress::new("bottleneck analysis", 0);
