@@ -1,6 +1,7 @@
 //! `parallax report DIR`: flat and call-path profiles per location and in
 //! total.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
@@ -115,6 +116,27 @@ pub fn text(
     flat_table(&mut s, &paint, &all, &prof.flat_total(exp), top);
     let _ = writeln!(s, "\n{}", paint.bold("Call paths, all locations"));
     path_table(&mut s, &all, &prof.paths_total(exp), top * 2);
+    let calls = calls_in_all(exp, prof);
+    if !calls.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{}",
+            paint.bold("Calls not all recorded (throttled, beyond the depth limit, recording off)")
+        );
+        let _ = writeln!(s, "{:>14} {:>14}  region", "recorded", "in all");
+        for c in calls.iter().take(top) {
+            let _ = writeln!(
+                s,
+                "{:>14} {:>14}  {}",
+                fmt::count(c.recorded),
+                fmt::count(c.all),
+                fmt::fit(&inert(&c.region), WIDTH - 31)
+            );
+        }
+        if calls.len() > top {
+            let _ = writeln!(s, "{:>31}… {} more", "", calls.len() - top);
+        }
+    }
     if per_location {
         for (i, l) in prof.locations.iter().enumerate() {
             let src = match l.source {
@@ -482,6 +504,53 @@ fn times_json(t: &Times) -> Value {
 }
 
 /// A flat row, with its share of `whole_ns` (the measured time).
+/// A compiler-instrumented function's calls, summed over the locations.
+struct Calls {
+    region: String,
+    recorded: u64,
+    all: u64,
+}
+
+/// The functions that some location called more often than it recorded
+/// (the runtime's `Calls` records), most calls first.
+fn calls_in_all(exp: &Experiment, prof: &ExperimentProfile) -> Vec<Calls> {
+    let mut unrecorded: BTreeMap<String, u64> = BTreeMap::new();
+    for (i, l) in prof.locations.iter().enumerate() {
+        let p = &exp.processes[l.process];
+        let mut flat = None;
+        for (&(_, r), &all) in p.calls.range((l.thread, 0)..=(l.thread, u32::MAX)) {
+            let name = p.region_name(r);
+            let rows = flat.get_or_insert_with(|| prof.flat_location(exp, i));
+            let recorded = rows
+                .iter()
+                .find(|x| x.region == name)
+                .map_or(0, |x| x.times.count);
+            *unrecorded.entry(name).or_default() += all.saturating_sub(recorded);
+        }
+    }
+    let total = if unrecorded.is_empty() {
+        Vec::new()
+    } else {
+        prof.flat_total(exp)
+    };
+    let mut v: Vec<Calls> = unrecorded
+        .into_iter()
+        .map(|(region, more)| {
+            let recorded = total
+                .iter()
+                .find(|x| x.region == region)
+                .map_or(0, |x| x.times.count);
+            Calls {
+                region,
+                recorded,
+                all: recorded + more,
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| b.all.cmp(&a.all).then_with(|| a.region.cmp(&b.region)));
+    v
+}
+
 fn flat_json(r: &FlatRow, whole_ns: f64) -> Value {
     let mut v = times_json(&r.times);
     v["region"] = json!(r.region);
@@ -596,6 +665,13 @@ pub fn write_json(
     array(w, 4, &prof.flat_total(exp), |r| flat_json(r, all.ns))?;
     w.write_all(b",\n    \"paths\": ")?;
     array(w, 4, &prof.paths_total(exp), path_json)?;
+    w.write_all(b",\n    \"calls_not_all_recorded\": ")?;
+    array(
+        w,
+        4,
+        &calls_in_all(exp, prof),
+        |c| json!({"region": c.region, "recorded": c.recorded, "all": c.all}),
+    )?;
     w.write_all(b"\n  },\n  \"locations\": ")?;
     let mut first = true;
     for (i, l) in prof.locations.iter().enumerate() {

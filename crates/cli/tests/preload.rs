@@ -479,6 +479,7 @@ fn filters_and_throttling_choose_what_is_measured() {
     assert!(pair(Probe::HookSkipped) < pair(Probe::HookPair));
     assert!(pair(Probe::HookSkippedInContextMin) <= pair(Probe::HookSkippedInContextMax));
     assert!(pair(Probe::HookPairInContextMin) <= pair(Probe::HookPairInContextMax));
+    assert!(pair(Probe::HookContextWork) > 0.0);
     let kernel = region(p, "kernel").unwrap();
     assert_eq!(p.entries.get(&kernel), Some(&Entry::Hook));
 }

@@ -82,11 +82,15 @@ pub enum Probe {
     HookPairInContextMin = 19,
     /// As `HookPairInContextMin`, in the kind of loop where it cost most.
     HookPairInContextMax = 20,
+    /// The work of one iteration of the loops of `HookSkippedInContextMin`
+    /// without the call, in the kind of loop with the least: the work
+    /// around a call beyond which its hooks cost what the loops show.
+    HookContextWork = 21,
 }
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 21] = [
+    pub const ALL: [Probe; 22] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -108,6 +112,7 @@ impl Probe {
         Probe::HookSkippedInContextMax,
         Probe::HookPairInContextMin,
         Probe::HookPairInContextMax,
+        Probe::HookContextWork,
     ];
 
     /// Lower-case name.
@@ -134,6 +139,7 @@ impl Probe {
             Probe::HookSkippedInContextMax => "hook_skipped_in_context_max",
             Probe::HookPairInContextMin => "hook_pair_in_context_min",
             Probe::HookPairInContextMax => "hook_pair_in_context_max",
+            Probe::HookContextWork => "hook_context_work",
         }
     }
 }
@@ -345,6 +351,16 @@ pub enum Def {
         events: u64,
         bytes: u64,
     },
+    /// Location `thread` called region `region` (a compiler-instrumented
+    /// function) `calls` times in all, recorded or not; its profile counts
+    /// only the recorded calls, fewer when the function was throttled, a
+    /// frame lay beyond the depth limit or recording was off. Written when
+    /// the thread ends.
+    Calls {
+        thread: u32,
+        region: u32,
+        calls: u64,
+    },
 }
 
 /// What a location's event file held when it was complete, at `bytes`
@@ -400,6 +416,7 @@ mod code {
     pub const ENTRY: u8 = 14;
     pub const SUMMARY: u8 = 15;
     pub const UNRECORDED: u8 = 16;
+    pub const CALLS: u8 = 17;
 }
 
 /// Room [`encode_end`] needs: two code bytes, four varints and the slack
@@ -575,6 +592,16 @@ impl Def {
                 pv::put(out, *threads);
                 pv::put(out, *events);
                 pv::put(out, *bytes);
+            }
+            Def::Calls {
+                thread,
+                region,
+                calls,
+            } => {
+                out.push(code::CALLS);
+                pv::put(out, *thread as u64);
+                pv::put(out, *region as u64);
+                pv::put(out, *calls);
             }
             Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);
@@ -788,6 +815,11 @@ impl Reader<'_> {
                 threads: self.u64()?,
                 events: self.u64()?,
                 bytes: self.u64()?,
+            },
+            code::CALLS => Def::Calls {
+                thread: self.u32()?,
+                region: self.u32()?,
+                calls: self.u64()?,
             },
             _ => return Err(self.bad("unknown definition code")),
         })

@@ -192,6 +192,9 @@ pub struct Process {
     pub summaries: BTreeMap<u32, Summary>,
     /// What the process could not record, by reason.
     pub unrecorded: BTreeMap<String, Unrecorded>,
+    /// Calls of compiler-instrumented functions in all, recorded or not,
+    /// by (thread, region) (see [`Def::Calls`]).
+    pub calls: BTreeMap<(u32, RegionId), u64>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -291,6 +294,7 @@ impl Process {
             entries: BTreeMap::new(),
             summaries: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
+            calls: BTreeMap::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -403,6 +407,13 @@ impl Process {
                     }
                     Def::Summary { thread, summary } => {
                         p.summaries.insert(thread, summary);
+                    }
+                    Def::Calls {
+                        thread,
+                        region,
+                        calls,
+                    } => {
+                        p.calls.insert((thread, region), calls);
                     }
                     Def::Unrecorded {
                         reason,

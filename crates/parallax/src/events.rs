@@ -178,6 +178,28 @@ pub fn skipped(calls: u64) -> bool {
     thread::with(|st| st.skipped(calls)).is_some()
 }
 
+/// The calling thread's number in its process, if it is measured.
+pub fn thread_number() -> Option<u32> {
+    let f = FLAGS.load(Relaxed);
+    if f == 0 || f & UNINIT != 0 {
+        return None;
+    }
+    thread::with(|st| st.thread)
+}
+
+/// Location `thread` called region `region` (a compiler-instrumented
+/// function) `calls` times in all, recorded or not (see
+/// [`parallax_model::defs::Def::Calls`]): said once, when the thread ends.
+pub fn calls(thread: u32, region: u32, calls: u64) {
+    if process::active() {
+        process::write_defs(&[parallax_model::defs::Def::Calls {
+            thread,
+            region,
+            calls,
+        }]);
+    }
+}
+
 /// A user mark with a value: `mark` is a region of kind
 /// [`RegionKind::Mark`] (see the `mark!` macro).
 pub fn mark(mark: u32, value: i64) {

@@ -210,6 +210,7 @@ fn recorded_exactly(env: &[(&str, &str)]) {
                 | Probe::HookSkippedInContextMax
                 | Probe::HookPairInContextMin
                 | Probe::HookPairInContextMax
+                | Probe::HookContextWork
         ) {
             assert!(cs.is_empty(), "{probe:?}: {cs:?}");
             continue;

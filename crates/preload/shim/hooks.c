@@ -68,6 +68,9 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
             s->depth = d + 1;
             s->bits[d / 64] &= ~(1ull << (d % 64));
             s->skipped++;
+            uint64_t i = (val >> 32) & 0xffff;
+            if (i < s->len)
+                s->counts[i].all++;
             return;
         }
         pxl_hook_enter(fn, val);

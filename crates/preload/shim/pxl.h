@@ -171,12 +171,27 @@ int pxl_app_caller(const void *ra);
 /* Frames deeper than this are not measured (src/cyg.rs MAX_DEPTH). */
 #define PXL_MAX_DEPTH 4096
 
+/* A thread's calls of one function (src/cyg.rs `Count`): counted while it
+ * is measured (for throttling), since the first (its time), in all, and
+ * recorded. */
+struct pxl_count {
+    uint32_t calls;
+    uint32_t reserved;
+    uint64_t first_ns;
+    uint64_t all;
+    uint64_t recorded;
+};
+
 /* A thread's shadow stack: one bit per frame, set if its entry was
- * recorded, and the calls that recorded nothing since the thread's last
- * recorded one. Laid out as src/cyg.rs `Shadow`. */
+ * recorded; the calls that recorded nothing since the thread's last
+ * recorded one; its counts by dense function number, `len` of them (made
+ * by src/cyg.rs), and its thread number. Laid out as src/cyg.rs `Shadow`. */
 struct pxl_shadow {
     uint64_t depth;
     uint64_t skipped;
+    struct pxl_count *counts;
+    uint64_t len;
+    uint64_t thread;
     uint64_t bits[PXL_MAX_DEPTH / 64];
 };
 

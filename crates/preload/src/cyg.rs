@@ -27,7 +27,7 @@
 //! inclusive time), the function is not measured any more, in any thread,
 //! and a `throttled` property of the process says so.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
 
@@ -66,8 +66,15 @@ static TABLE: [Slot; SLOTS] = [const {
     }
 }; SLOTS];
 static FUNCTIONS: AtomicU32 = AtomicU32::new(0);
-/// Names by dense function number, for throttling reports.
-static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// The functions by dense function number.
+static FUNCS: Mutex<Vec<Func>> = Mutex::new(Vec::new());
+
+struct Func {
+    /// For throttling reports.
+    name: String,
+    /// Its region; 0 if it has none (filtered out) or is calibration's.
+    region: u32,
+}
 static REGISTER: Mutex<()> = Mutex::new(());
 
 const UNKNOWN: u8 = 0;
@@ -101,14 +108,21 @@ fn lookup(f: usize) -> u64 {
 
 /// A thread's shadow stack, in the C hooks' initial-exec thread-local
 /// (`struct pxl_shadow`): one bit per frame, set if its entry was
-/// recorded, and the calls that recorded nothing since the thread's last
-/// recorded one. It has no destructor, so the hooks keep working while the
-/// process exits, after the thread-local destructors ran (the program's
-/// own late calls, the last calibration).
+/// recorded; the calls that recorded nothing since the thread's last
+/// recorded one; its counts. It has no destructor, so the hooks keep
+/// working while the process exits, after the thread-local destructors ran
+/// (the program's own late calls, the last calibration).
 #[repr(C)]
 struct Shadow {
     depth: u64,
     skipped: u64,
+    /// Calls by dense function number, `len` of them: memory of the
+    /// thread's own, given back by [`CountsRelease`] when the thread ends
+    /// (the C hooks count there too).
+    counts: *mut Count,
+    len: u64,
+    /// The thread's number, once it has counts.
+    thread: u64,
     bits: [u64; MAX_DEPTH / 64],
 }
 
@@ -117,38 +131,55 @@ extern "C" {
     fn pxl_shadow() -> *mut Shadow;
 }
 
-/// A thread's call counts by dense function number: memory of the
-/// thread's own, given back by [`CountsRelease`] when the thread ends.
-struct Counts {
-    counts: *mut Count,
-    len: usize,
-}
-
+/// A thread's calls of one function (`struct pxl_count`).
+#[repr(C)]
 #[derive(Clone, Copy, Default)]
 struct Count {
+    /// Calls while the function was measured (for throttling; wraps).
     calls: u32,
+    reserved: u32,
+    /// Time of the first, ns.
     first_ns: u64,
+    /// Calls in all, recorded or not.
+    all: u64,
+    /// Calls recorded.
+    recorded: u64,
 }
 
-/// Gives a thread's counts back when it ends (registered with the first).
+/// Says how often the thread called each function it did not always
+/// record, and gives its counts back, when it ends (registered with the
+/// first count).
 struct CountsRelease;
 
 impl Drop for CountsRelease {
     fn drop(&mut self) {
-        let _ = COUNTS.try_with(|s| {
-            // Safety: only this thread touches its counts, and no hook is
-            // running on it while its thread-locals are destroyed.
-            let s = unsafe { &mut *s.get() };
-            free_counts(
-                std::mem::replace(&mut s.counts, std::ptr::null_mut()),
-                s.len,
-            );
-            s.len = 0;
+        // Safety: only this thread touches its shadow, and no hook is
+        // running on it while its thread-locals are destroyed.
+        let s = unsafe { &mut *pxl_shadow() };
+        let (counts, len) = (
+            std::mem::replace(&mut s.counts, std::ptr::null_mut()),
+            s.len,
+        );
+        s.len = 0;
+        if counts.is_null() {
+            return;
+        }
+        // Safety: `counts` and `len` came from `grow`, and the hooks no
+        // longer see them.
+        let all = unsafe { std::slice::from_raw_parts(counts, len as usize) };
+        let _ = parallax::contained(|| {
+            let funcs = FUNCS.lock().unwrap_or_else(|e| e.into_inner());
+            for (c, f) in all.iter().zip(funcs.iter()) {
+                if c.all != c.recorded && f.region != 0 {
+                    parallax::events::calls(s.thread as u32, f.region, c.all);
+                }
+            }
         });
+        free_counts(counts, len as usize);
     }
 }
 
-/// Frees counts made by [`Counts::grow`].
+/// Frees counts made by [`Shadow::grow`].
 fn free_counts(p: *mut Count, len: usize) {
     if !p.is_null() {
         // Safety: `p` and `len` came from a leaked boxed slice.
@@ -157,12 +188,6 @@ fn free_counts(p: *mut Count, len: usize) {
 }
 
 thread_local! {
-    static COUNTS: UnsafeCell<Counts> = const {
-        UnsafeCell::new(Counts {
-            counts: std::ptr::null_mut(),
-            len: 0,
-        })
-    };
     static RELEASE: CountsRelease = const { CountsRelease };
     /// Set while this thread registers a function (a hook called from a
     /// signal handler then does not wait for itself).
@@ -191,7 +216,7 @@ extern "C" fn pxl_hook_enter(f: usize, val: u64) {
             let s = &mut *s;
             let d = s.depth as usize;
             s.depth += 1;
-            let wanted = d < MAX_DEPTH && val & (SKIP | THROTTLED) == 0 && val != 0 && count(val);
+            let wanted = d < MAX_DEPTH && val & (SKIP | THROTTLED) == 0 && val != 0 && s.count(val);
             (d, wanted)
         };
         let rec = wanted && {
@@ -215,6 +240,10 @@ extern "C" fn pxl_hook_enter(f: usize, val: u64) {
         }
         if !rec {
             s.skipped += 1;
+        }
+        if let Some(c) = s.function(val) {
+            c.all += 1;
+            c.recorded += rec as u64;
         }
     });
 }
@@ -242,25 +271,21 @@ fn flush_skipped(skipped: &mut u64) {
     }
 }
 
-/// Counts a call of the function of slot value `val` on this thread;
-/// false if the function was just throttled. Uncounted once the thread's
-/// thread-locals are gone.
-fn count(val: u64) -> bool {
-    COUNTS
-        .try_with(|c| {
-            // Safety: only this thread touches its counts, and no reference
-            // to them outlives this call.
-            unsafe { &mut *c.get() }.count(val)
-        })
-        .unwrap_or(true)
-}
+impl Shadow {
+    /// The counts of the function of slot value `val`, if the thread has
+    /// them.
+    fn function(&mut self, val: u64) -> Option<&mut Count> {
+        let i = (val >> 32) & 0xffff;
+        // Safety: `i` is within the thread's counts.
+        (val != 0 && i < self.len).then(|| unsafe { &mut *self.counts.add(i as usize) })
+    }
 
-impl Counts {
-    /// Counts a call; false if the function was just throttled.
+    /// Counts a call of a measured function; false if the function was
+    /// just throttled.
     #[inline(always)]
     fn count(&mut self, val: u64) -> bool {
         let i = ((val >> 32) & 0xffff) as usize;
-        if i >= self.len {
+        if i >= self.len as usize {
             self.grow(i);
             return true;
         }
@@ -289,15 +314,18 @@ impl Counts {
         }
         if !self.counts.is_null() {
             // Safety: the old counts, `len` of them.
-            v.extend_from_slice(unsafe { std::slice::from_raw_parts(self.counts, self.len) });
+            v.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(self.counts, self.len as usize)
+            });
         }
         v.resize(n, Count::default());
-        v[i] = Count {
-            calls: 1,
-            first_ns: parallax::clock::mono_ns(),
-        };
-        free_counts(self.counts, self.len);
-        self.len = n;
+        v[i].calls = 1;
+        v[i].first_ns = parallax::clock::mono_ns();
+        if self.len == 0 {
+            self.thread = parallax::events::thread_number().unwrap_or(0) as u64;
+        }
+        free_counts(self.counts, self.len as usize);
+        self.len = n as u64;
         self.counts = Box::into_raw(v.into_boxed_slice()).cast();
     }
 
@@ -339,11 +367,11 @@ fn throttle(val: u64, i: usize, calls: u32, per_call_ns: u64) {
     if slot.val.fetch_or(THROTTLED, AcqRel) & THROTTLED != 0 {
         return;
     }
-    let name = NAMES
+    let name = FUNCS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(i)
-        .cloned()
+        .map(|f| f.name.clone())
         .unwrap_or_default();
     parallax::define(Def::Property {
         key: "throttled".into(),
@@ -427,7 +455,15 @@ fn register_locked(f: usize) -> u64 {
 /// Enters function `f` in the table with slot value `val` (whose dense
 /// function number is the next one) and its name. Under [`REGISTER`].
 fn insert(f: usize, val: u64, name: String) {
-    NAMES.lock().unwrap_or_else(|e| e.into_inner()).push(name);
+    let region = if val & (SKIP | CALIBRATION) != 0 {
+        0
+    } else {
+        val as u32
+    };
+    FUNCS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Func { name, region });
     FUNCTIONS.fetch_add(1, Relaxed);
     let mut i = home(f);
     while TABLE[i].key.load(Relaxed) != 0 {
