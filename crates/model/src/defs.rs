@@ -82,15 +82,11 @@ pub enum Probe {
     HookPairInContextMin = 19,
     /// As `HookPairInContextMin`, in the kind of loop where it cost most.
     HookPairInContextMax = 20,
-    /// The work of one iteration of the loops of `HookSkippedInContextMin`
-    /// without the call, in the kind of loop with the least: the work
-    /// around a call beyond which its hooks cost what the loops show.
-    HookContextWork = 21,
 }
 
 impl Probe {
     /// All probes, in numbering order.
-    pub const ALL: [Probe; 22] = [
+    pub const ALL: [Probe; 21] = [
         Probe::ClockRead,
         Probe::Enter,
         Probe::Leave,
@@ -112,7 +108,6 @@ impl Probe {
         Probe::HookSkippedInContextMax,
         Probe::HookPairInContextMin,
         Probe::HookPairInContextMax,
-        Probe::HookContextWork,
     ];
 
     /// Lower-case name.
@@ -139,7 +134,6 @@ impl Probe {
             Probe::HookSkippedInContextMax => "hook_skipped_in_context_max",
             Probe::HookPairInContextMin => "hook_pair_in_context_min",
             Probe::HookPairInContextMax => "hook_pair_in_context_max",
-            Probe::HookContextWork => "hook_context_work",
         }
     }
 }

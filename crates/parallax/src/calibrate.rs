@@ -453,21 +453,19 @@ fn context_loop_calling(kind: usize, data: &mut [f64; 2048], f: extern "C" fn(u3
 /// median over rounds of the loop calling the instrumented function less
 /// the loop calling it built plainly, per iteration. Returns the cheapest
 /// and the dearest kind's as `HookSkippedInContextMin`/`Max` and
-/// `HookPairInContextMin`/`Max`, and the least work of an iteration as
-/// `HookContextWork` (nothing without the interposition library's hooks,
-/// or where they cannot run now). Takes a few milliseconds.
+/// `HookPairInContextMin`/`Max` (nothing without the interposition
+/// library's hooks, or where they cannot run now). Takes a few
+/// milliseconds.
 pub fn measure_hook_context(mode: Mode) -> Vec<Calibration> {
     let Some(h) = C_ENTRY.get().and_then(|e| e.hooks).filter(|h| (h.ready)()) else {
         return Vec::new();
     };
     let (t0, m0) = clock::sample();
     let mut data = [0.5f64; 2048];
-    // Per kind: the hooks' cost in place, and the loop's own work, ticks
-    // per iteration.
-    let mut work = [0.0f64; CONTEXTS];
+    // Per kind: the hooks' cost in place, ticks per iteration.
     let mut in_place = |f: extern "C" fn(u32) -> u32| {
         let mut costs = [0.0f64; CONTEXTS];
-        for ((kind, cost), work) in costs.iter_mut().enumerate().zip(&mut work) {
+        for (kind, cost) in costs.iter_mut().enumerate() {
             let (mut plain, mut hooked) = (Vec::new(), Vec::new());
             context_loop_calling(kind, &mut data, h.plain);
             context_loop_calling(kind, &mut data, f);
@@ -475,9 +473,7 @@ pub fn measure_hook_context(mode: Mode) -> Vec<Calibration> {
                 plain.push(context_loop_calling(kind, &mut data, h.plain) as f64);
                 hooked.push(context_loop_calling(kind, &mut data, f) as f64);
             }
-            let plain = median(&mut plain);
-            *cost = (median(&mut hooked) - plain) / CONTEXT_ITERATIONS as f64;
-            *work = plain / CONTEXT_ITERATIONS as f64;
+            *cost = (median(&mut hooked) - median(&mut plain)) / CONTEXT_ITERATIONS as f64;
         }
         costs
     };
@@ -495,11 +491,9 @@ pub fn measure_hook_context(mode: Mode) -> Vec<Calibration> {
         )
     };
     let (lo, hi) = range(&skipped);
-    let least_work = work.iter().fold(f64::INFINITY, |a, &b| a.min(b)) * ns_per_tick;
     let mut figures = vec![
         (Probe::HookSkippedInContextMin, lo),
         (Probe::HookSkippedInContextMax, hi),
-        (Probe::HookContextWork, least_work),
     ];
     if let Some(recorded) = recorded {
         let (lo, hi) = range(&recorded);

@@ -210,7 +210,6 @@ fn recorded_exactly(env: &[(&str, &str)]) {
                 | Probe::HookSkippedInContextMax
                 | Probe::HookPairInContextMin
                 | Probe::HookPairInContextMax
-                | Probe::HookContextWork
         ) {
             assert!(cs.is_empty(), "{probe:?}: {cs:?}");
             continue;

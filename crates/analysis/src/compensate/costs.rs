@@ -49,8 +49,8 @@ pub struct Phase {
     /// Any other event probe.
     pub event_ns: f64,
     /// One call whose compiler hooks recorded nothing
-    /// ([`EventKind::Skipped`]).
-    pub skipped: InPlace,
+    /// ([`EventKind::Skipped`]), in place ([`in_place`]).
+    pub skipped_ns: f64,
 }
 
 impl Costs {
@@ -81,7 +81,7 @@ impl Costs {
                 from_tick: 0,
                 entry_ns: [(enter_ns, leave_ns); Entry::ALL.len()],
                 event_ns,
-                skipped: InPlace::default(),
+                skipped_ns: 0.0,
             }]),
             phase: 0,
         }
@@ -156,10 +156,9 @@ impl Costs {
                 },
                 entry_ns,
                 event_ns: at(Probe::Event).unwrap_or(enter),
-                skipped: InPlace::new(
+                skipped_ns: in_place(
                     at(Probe::HookSkipped),
                     at(Probe::HookSkippedInContextMin).zip(at(Probe::HookSkippedInContextMax)),
-                    at(Probe::HookContextWork),
                 ),
             });
         }
@@ -212,21 +211,19 @@ impl Costs {
         self.mean_over_phases(|p| p.entry_ns[e].0 + p.entry_ns[e].1)
     }
 
-    /// One call whose hooks recorded nothing where such calls came one
-    /// every `period_ns` (measured), ns, over the run.
-    pub fn skipped_ns(&self, period_ns: f64) -> f64 {
-        self.mean_over_phases(|p| p.skipped.at(period_ns))
+    /// One call whose hooks recorded nothing, ns, over the run.
+    pub fn skipped_ns(&self) -> f64 {
+        self.mean_over_phases(|p| p.skipped_ns)
     }
 
     fn mean_over_phases(&self, f: impl Fn(&Phase) -> f64) -> f64 {
         self.phases.iter().map(f).sum::<f64>() / self.phases.len().max(1) as f64
     }
 
-    /// What one call whose hooks recorded nothing cost in place where such
-    /// calls came one every `period_ns` (measured), ns, by the calibration
-    /// of the last event asked about ([`Costs::of`]).
-    pub fn skipped_now(&self, period_ns: f64) -> f64 {
-        self.phases[self.phase].skipped.at(period_ns)
+    /// What one call whose hooks recorded nothing cost in place, ns, by
+    /// the calibration of the last event asked about ([`Costs::of`]).
+    pub fn skipped_now(&self) -> f64 {
+        self.phases[self.phase].skipped_ns
     }
 
     /// Whether region `r` is entered through the runtime's own guards (not
@@ -288,51 +285,6 @@ pub fn in_place(alone: Option<f64>, in_context: Option<(f64, f64)>) -> f64 {
     }
 }
 
-/// What a call whose hooks record nothing costs in place: its cost alone
-/// with no work around it (back-to-back calls), [`in_place`] with at
-/// least `work_ns` of work around it (as much as an iteration of the
-/// calibration's loops), and in between as much more as the work is less.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct InPlace {
-    /// Back-to-back, ns.
-    pub alone_ns: f64,
-    /// With at least `work_ns` of work around each call, ns.
-    pub context_ns: f64,
-    /// The least work of an iteration of the calibration's loops, ns.
-    pub work_ns: f64,
-}
-
-impl InPlace {
-    /// From the calibrations: alone, in the loops (least, most) and the
-    /// loops' least work per iteration.
-    pub fn new(alone: Option<f64>, in_context: Option<(f64, f64)>, work: Option<f64>) -> InPlace {
-        InPlace {
-            alone_ns: alone.unwrap_or(0.0).max(0.0),
-            context_ns: in_place(alone, in_context),
-            work_ns: work.filter(|w| w.is_finite()).unwrap_or(0.0).max(0.0),
-        }
-    }
-
-    /// The cost, ns, of each call where they come one every `period_ns`
-    /// (their cost included): the program's work per call `period - c`
-    /// hides the cost linearly from `alone` (no work) down to `context`
-    /// (`work_ns` of work or more), so `c` solves
-    /// `c = context + (alone - context) × (1 - (period - c) / work_ns)`.
-    pub fn at(&self, period_ns: f64) -> f64 {
-        let (a, c, w) = (self.alone_ns, self.context_ns, self.work_ns);
-        let span = a - c;
-        if span <= 0.0 || w <= 0.0 || period_ns - c >= w {
-            return c;
-        }
-        let k = 1.0 - span / w;
-        if k <= 0.05 {
-            // Loops with less work than the hooks' cost: no slope to trust.
-            return a;
-        }
-        ((c + span * (1.0 - period_ns / w)) / k).clamp(c, a)
-    }
-}
-
 /// [`Costs::context_range`] for the context ratios `(lo, hi)`.
 pub fn context_range((lo, hi): (f64, f64), removed_ns: f64) -> (f64, f64) {
     (
@@ -354,22 +306,5 @@ mod tests {
         // Loops not timed: the cost alone.
         assert_eq!(in_place(Some(5.0), None), 5.0);
         assert_eq!(in_place(None, None), 0.0);
-    }
-
-    #[test]
-    fn calls_not_recorded_cost_more_where_there_is_less_work_to_hide_under() {
-        let c = InPlace::new(Some(6.0), Some((0.0, 1.0)), Some(16.0));
-        assert_eq!(c.context_ns, 0.5);
-        // Back-to-back calls: the cost alone.
-        assert!((c.at(6.0) - 6.0).abs() < 1e-9, "{}", c.at(6.0));
-        // A loop iteration's work or more: the cost in the loops.
-        assert_eq!(c.at(16.5), 0.5);
-        assert_eq!(c.at(1000.0), 0.5);
-        // Between: c = 0.5 + 5.5 (1 - (11 - c) / 16), c = 3.39.
-        let mid = c.at(11.0);
-        assert!((mid - 0.5 - 5.5 * (1.0 - (11.0 - mid) / 16.0)).abs() < 1e-9);
-        assert!((3.3..3.5).contains(&mid), "{mid}");
-        // Without the loops: the cost alone, whatever the period.
-        assert_eq!(InPlace::new(Some(6.0), None, None).at(50.0), 6.0);
     }
 }

@@ -346,7 +346,7 @@ impl<'a> LocPass<'a> {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-            let palpha = palpha + self.skipped_cost(ptm, tm);
+            let palpha = palpha + self.skipped_cost();
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
             let mut gap = (tm - ptm) - removed;
@@ -368,7 +368,7 @@ impl<'a> LocPass<'a> {
             board.contribute(key, stamp, expected, readers);
         }
         let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-        let palpha = palpha + self.skipped_cost(ptm, tm);
+        let palpha = palpha + self.skipped_cost();
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
         let flush_end = self.flushing && matches!(e.kind, EventKind::FlushEnd);
@@ -434,12 +434,9 @@ impl<'a> LocPass<'a> {
     }
 
     /// What the calls counted by the previous event cost over the stretch
-    /// `ptm..tm` after it ([`Costs::skipped_now`]).
-    fn skipped_cost(&self, ptm: f64, tm: f64) -> f64 {
-        match self.prev_skipped {
-            0 => 0.0,
-            n => n as f64 * self.costs.skipped_now((tm - ptm).max(0.0) / n as f64),
-        }
+    /// after it ([`Costs::skipped_now`]).
+    fn skipped_cost(&self) -> f64 {
+        self.prev_skipped as f64 * self.costs.skipped_now()
     }
 
     /// What a measured stretch `ptm..tm` after a probe of cost `palpha`

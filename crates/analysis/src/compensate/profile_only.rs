@@ -25,11 +25,9 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
         warnings.extend(err.map(|e| e.to_string()));
         let ticks_per_ns = 1.0 / p.clock.ns_per_tick;
         let cost = |region: RegionId| c.pair_ns(region) * ticks_per_ns;
-        // Calls not recorded, one every `period` ticks of their path's own
-        // time.
-        let skipped = |period: f64| c.skipped_ns(period / ticks_per_ns) * ticks_per_ns;
+        let skipped = c.skipped_ns() * ticks_per_ns;
         for t in &mut trees {
-            let removed = compensate_tree(t, &cost, &skipped);
+            let removed = compensate_tree(t, &cost, skipped);
             let root_ns = t
                 .nodes
                 .iter()
@@ -91,14 +89,10 @@ pub(super) fn compensate(exp: &Experiment, out: &Path, costs: &[Costs]) -> Resul
 }
 
 /// Removes `cost(region)` ticks per visit of each node, and from a node of
-/// calls not recorded `skipped(period)` per call (from its parent's
-/// exclusive time, `period` being that time per call); returns the ticks
-/// removed from the top-level paths' inclusive time.
-fn compensate_tree(
-    t: &mut CallTree,
-    cost: &dyn Fn(RegionId) -> f64,
-    skipped: &dyn Fn(f64) -> f64,
-) -> f64 {
+/// calls not recorded `skipped` ticks per call (from its parent's exclusive
+/// time); returns the ticks removed from the top-level paths' inclusive
+/// time.
+fn compensate_tree(t: &mut CallTree, cost: &dyn Fn(RegionId) -> f64, skipped: f64) -> f64 {
     // Probe cost of each node's own visits, and at or below each node;
     // parents precede children, so one backward sweep adds children into
     // parents.
@@ -108,11 +102,8 @@ fn compensate_tree(
         .map(|n| {
             let calls = n.stats.count as f64;
             match (n.region, n.parent) {
-                (SKIPPED_REGION, Some(p)) if calls > 0.0 => {
-                    let period = t.nodes[p as usize].stats.exclusive as f64 / calls;
-                    skipped(period) * calls
-                }
-                (SKIPPED_REGION, _) => 0.0,
+                (SKIPPED_REGION, Some(_)) => skipped * calls,
+                (SKIPPED_REGION, None) => 0.0,
                 (r, _) => cost(r) * calls,
             }
         })
@@ -175,7 +166,7 @@ mod tests {
                 },
             ],
         };
-        let top = compensate_tree(&mut t, &|_| 10.0, &|_| 0.0);
+        let top = compensate_tree(&mut t, &|_| 10.0, 0.0);
         assert_eq!(top, 110.0);
         assert_eq!(t.nodes[0].stats.inclusive, 890);
         assert_eq!(t.nodes[0].stats.exclusive, 390);
@@ -205,12 +196,8 @@ mod tests {
                 },
             ],
         };
-        // A visit's pair costs 10, a call not recorded 4 (one every 10
-        // ticks of the parent's own time).
-        let top = compensate_tree(&mut t, &|_| 10.0, &|period| {
-            assert_eq!(period, 10.0);
-            4.0
-        });
+        // A visit's pair costs 10, a call not recorded 4.
+        let top = compensate_tree(&mut t, &|_| 10.0, 4.0);
         assert_eq!(top, 4010.0);
         assert_eq!(t.nodes[0].stats.inclusive, 10_000 - 4010);
         assert_eq!(t.nodes[0].stats.exclusive, 10_000 - 4010);
