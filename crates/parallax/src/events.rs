@@ -187,16 +187,21 @@ pub fn thread_number() -> Option<u32> {
     thread::with(|st| st.thread)
 }
 
-/// Location `thread` called region `region` (a compiler-instrumented
-/// function) `calls` times in all, recorded or not (see
-/// [`parallax_model::defs::Def::Calls`]): said once, when the thread ends.
-pub fn calls(thread: u32, region: u32, calls: u64) {
-    if process::active() {
-        process::write_defs(&[parallax_model::defs::Def::Calls {
-            thread,
-            region,
-            calls,
-        }]);
+/// Location `thread` called each `(region, calls)` of `calls` (compiler-
+/// instrumented functions) that many times in all, recorded or not (see
+/// [`parallax_model::defs::Def::Calls`]): said once, when the thread ends,
+/// in one write.
+pub fn calls(thread: u32, calls: &[(u32, u64)]) {
+    if process::active() && !calls.is_empty() {
+        let defs: Vec<_> = calls
+            .iter()
+            .map(|&(region, calls)| parallax_model::defs::Def::Calls {
+                thread,
+                region,
+                calls,
+            })
+            .collect();
+        process::write_defs(&defs);
     }
 }
 

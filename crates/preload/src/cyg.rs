@@ -167,13 +167,17 @@ impl Drop for CountsRelease {
         // Safety: `counts` and `len` came from `grow`, and the hooks no
         // longer see them.
         let all = unsafe { std::slice::from_raw_parts(counts, len as usize) };
+        let thread = s.thread as u32;
         let _ = parallax::contained(|| {
-            let funcs = FUNCS.lock().unwrap_or_else(|e| e.into_inner());
-            for (c, f) in all.iter().zip(funcs.iter()) {
-                if c.all != c.recorded && f.region != 0 {
-                    parallax::events::calls(s.thread as u32, f.region, c.all);
-                }
-            }
+            let not_all: Vec<(u32, u64)> = {
+                let funcs = FUNCS.lock().unwrap_or_else(|e| e.into_inner());
+                all.iter()
+                    .zip(funcs.iter())
+                    .filter(|(c, f)| c.all != c.recorded && f.region != 0)
+                    .map(|(c, f)| (f.region, c.all))
+                    .collect()
+            };
+            parallax::events::calls(thread, &not_all);
         });
         free_counts(counts, len as usize);
     }
