@@ -167,6 +167,18 @@ impl<'a> Launch<'a> {
         for k in &self.unset {
             cmd.env_remove(k);
         }
+        // A test started in the background by a shell inherits SIGINT and
+        // SIGQUIT ignored; the programs start with them at their default,
+        // as from a terminal.
+        // Safety: only async-signal-safe calls between fork and exec.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+                for sig in [libc::SIGINT, libc::SIGQUIT] {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+                Ok(())
+            });
+        }
         cmd.output().unwrap()
     }
 }

@@ -618,3 +618,52 @@ fn programs_that_cannot_be_measured_get_a_clear_error() {
         stderr(&o)
     );
 }
+
+/// A loop of an OpenMP team whose worker threads outlive `main` (libgomp
+/// keeps its pool): each thread's calls in all are said, those still
+/// running when the process ends included, and add up to every call.
+#[test]
+fn calls_in_all_count_every_call_of_every_thread() {
+    const SRC: &str = r#"
+#include <stdio.h>
+static double f(int i) { return i * 0.5; }
+int main(void) {
+    double s = 0;
+#pragma omp parallel for reduction(+:s) num_threads(3)
+    for (int i = 0; i < 600000; i++)
+        s += f(i);
+    printf("%.1f\n", s);
+    return 0;
+}
+"#;
+    let d = tmp("calls-in-all");
+    let src = d.join("team.c");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = d.join("team");
+    compile(
+        "gcc",
+        &[
+            "-O1",
+            "-fopenmp",
+            "-finstrument-functions",
+            src.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    let out = d.join("exp");
+    let o = run(&out, &["--throttle", "1000:10"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Threads that recorded every call of theirs have no record; the
+    // report adds their recorded calls.
+    let r = report_json(&out);
+    let f = r["total"]["calls_not_all_recorded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["region"] == "f")
+        .cloned()
+        .unwrap_or_else(|| panic!("no f in {}", r["total"]["calls_not_all_recorded"]));
+    assert_eq!(f["all"], 600_000, "{f}");
+    assert!(f["recorded"].as_u64().unwrap() < 600_000, "{f}");
+}

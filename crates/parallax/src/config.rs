@@ -10,7 +10,8 @@
 //! | `PARALLAX_CALIBRATE` | measure probe costs at start (`0` to skip) | `1` |
 //! | `PARALLAX_CLOCK` | `tsc`, `tsc-fenced` or `monotonic` | `tsc` where invariant |
 //! | `PARALLAX_SIGNALS` | flush on fatal signals (`0` to leave handlers alone) | `1` |
-//! | `PARALLAX_RANK` | rank of this process | MPI launcher's variables, else 0 |
+//! | `PARALLAX_RANK` | rank of this process | the MPI launcher's variables, else 0 |
+//! | `PARALLAX_RANKS` | ranks of the run | the MPI launcher's variables |
 //! | `PARALLAX_CHILDREN` | measure child processes (`1`) or leave them alone (`0`) | `0` |
 //! | `PARALLAX_PARENT_PID` | set by the interposition library: the process that started the tree of processes being measured | unset |
 //! | `PARALLAX_REPLACED_PID` | set by the interposition library for the program a measured process runs with exec: that process | unset |

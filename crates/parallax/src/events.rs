@@ -178,7 +178,8 @@ pub fn skipped(calls: u64) -> bool {
     thread::with(|st| st.skipped(calls)).is_some()
 }
 
-/// The calling thread's number in its process, if it is measured.
+/// The calling thread's number in its process (its location, made if it
+/// has none yet), if it is measured.
 pub fn thread_number() -> Option<u32> {
     let f = FLAGS.load(Relaxed);
     if f == 0 || f & UNINIT != 0 {

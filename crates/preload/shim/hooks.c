@@ -34,6 +34,7 @@ extern uint8_t pxl_hook_state __attribute__((visibility("hidden")));
 /* The slow paths, in src/cyg.rs. */
 void pxl_hook_enter(uintptr_t fn, uint64_t val) __attribute__((visibility("hidden")));
 void pxl_hook_exit(void) __attribute__((visibility("hidden")));
+void pxl_hook_count_far(uint64_t val) __attribute__((visibility("hidden")));
 
 static __thread struct pxl_shadow pxl_shadow_tls __attribute__((tls_model("initial-exec")));
 
@@ -69,8 +70,10 @@ void __cyg_profile_func_enter(void *this_fn, void *call_site)
             s->bits[d / 64] &= ~(1ull << (d % 64));
             s->skipped++;
             uint64_t i = (val >> 32) & 0xffff;
-            if (i < s->len)
+            if (__builtin_expect(i < s->len, 1))
                 s->counts[i].all++;
+            else
+                pxl_hook_count_far(val);
             return;
         }
         pxl_hook_enter(fn, val);

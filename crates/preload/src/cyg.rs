@@ -121,7 +121,8 @@ struct Shadow {
     /// (the C hooks count there too).
     counts: *mut Count,
     len: u64,
-    /// The thread's number, once it has counts.
+    /// The thread's number, once it has counts ([`NO_THREAD`] if it could
+    /// not have one then).
     thread: u64,
     bits: [u64; MAX_DEPTH / 64],
 }
@@ -130,6 +131,9 @@ extern "C" {
     /// The calling thread's shadow.
     fn pxl_shadow() -> *mut Shadow;
 }
+
+/// `Shadow::thread` of a thread without a location.
+const NO_THREAD: u64 = u64::MAX;
 
 /// A thread's calls of one function (`struct pxl_count`).
 #[repr(C)]
@@ -153,34 +157,68 @@ struct CountsRelease;
 
 impl Drop for CountsRelease {
     fn drop(&mut self) {
-        // Safety: only this thread touches its shadow, and no hook is
-        // running on it while its thread-locals are destroyed.
+        let mut counted = COUNTED.lock().unwrap_or_else(|e| e.into_inner());
+        // Safety: only this thread changes its shadow, and no hook is
+        // running on it while its thread-locals are destroyed; the lock
+        // keeps the process's end from reading it meanwhile.
         let s = unsafe { &mut *pxl_shadow() };
-        let (counts, len) = (
-            std::mem::replace(&mut s.counts, std::ptr::null_mut()),
-            s.len,
-        );
-        s.len = 0;
-        if counts.is_null() {
-            return;
+        if let Some(i) = counted.iter().position(|&p| p == s as *mut Shadow as usize) {
+            counted.swap_remove(i);
+            say_counts(s);
         }
-        // Safety: `counts` and `len` came from `grow`, and the hooks no
-        // longer see them.
-        let all = unsafe { std::slice::from_raw_parts(counts, len as usize) };
-        let thread = s.thread as u32;
-        let _ = parallax::contained(|| {
-            let not_all: Vec<(u32, u64)> = {
-                let funcs = FUNCS.lock().unwrap_or_else(|e| e.into_inner());
-                all.iter()
-                    .zip(funcs.iter())
-                    .filter(|(c, f)| c.all != c.recorded && f.region != 0)
-                    .map(|(c, f)| (f.region, c.all))
-                    .collect()
-            };
-            parallax::events::calls(thread, &not_all);
-        });
-        free_counts(counts, len as usize);
+        let counts = std::mem::replace(&mut s.counts, std::ptr::null_mut());
+        free_counts(counts, std::mem::take(&mut s.len) as usize);
     }
+}
+
+/// The shadows of the threads that have counts, by address: those of the
+/// threads still running when the process ends (a pool's workers) are
+/// said then ([`say_running_threads`]). Locked while a thread grows or
+/// gives back its counts.
+static COUNTED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Writes how often the thread of shadow `s` called each function it did
+/// not always record.
+fn say_counts(s: &Shadow) {
+    if s.counts.is_null() || s.thread == NO_THREAD {
+        return;
+    }
+    // Volatile: the thread may still be counting (at the process's end).
+    let read = |p: *const u64| unsafe { std::ptr::read_volatile(p) };
+    let _ = parallax::contained(|| {
+        let not_all: Vec<(u32, u64)> = {
+            let funcs = FUNCS.lock().unwrap_or_else(|e| e.into_inner());
+            (0..s.len as usize)
+                .zip(funcs.iter())
+                .filter_map(|(i, f)| {
+                    // Safety: `i` is within the thread's counts, which
+                    // stay while COUNTED is locked.
+                    let c = unsafe { s.counts.add(i) };
+                    let (all, recorded) = unsafe {
+                        (
+                            read(std::ptr::addr_of!((*c).all)),
+                            read(std::ptr::addr_of!((*c).recorded)),
+                        )
+                    };
+                    (all != recorded && f.region != 0).then_some((f.region, all))
+                })
+                .collect()
+        };
+        parallax::events::calls(s.thread as u32, &not_all);
+    });
+}
+
+/// At the process's end, before the runtime's own end: the counts of the
+/// threads still running.
+extern "C" fn say_running_threads() {
+    let _ = parallax::contained(|| {
+        let mut counted = COUNTED.lock().unwrap_or_else(|e| e.into_inner());
+        for p in counted.drain(..) {
+            // Safety: a registered shadow, whose thread has not ended (it
+            // would have unregistered it).
+            say_counts(unsafe { &*(p as *const Shadow) });
+        }
+    });
 }
 
 /// Frees counts made by [`Shadow::grow`].
@@ -245,9 +283,27 @@ extern "C" fn pxl_hook_enter(f: usize, val: u64) {
         if !rec {
             s.skipped += 1;
         }
+        s.locate(val);
         if let Some(c) = s.function(val) {
             c.all += 1;
             c.recorded += rec as u64;
+        }
+    });
+}
+
+/// A call that records nothing of a function beyond the thread's counts,
+/// from the C hook: counted once there is room.
+#[no_mangle]
+extern "C" fn pxl_hook_count_far(val: u64) {
+    parallax::contained(|| {
+        // Safety: as in the entry hook.
+        let s = unsafe { &mut *pxl_shadow() };
+        let i = ((val >> 32) & 0xffff) as usize;
+        if s.grow(i) {
+            s.locate(val);
+            if let Some(c) = s.function(val) {
+                c.all += 1;
+            }
         }
     });
 }
@@ -276,6 +332,16 @@ fn flush_skipped(skipped: &mut u64) {
 }
 
 impl Shadow {
+    /// Learns the thread's number for its counts, at a call of the
+    /// program's (not calibration's, whose calls run on a scratch state):
+    /// a thread that calls measured functions is a location, even if none
+    /// of its calls records anything.
+    fn locate(&mut self, val: u64) {
+        if self.thread == NO_THREAD && self.len > 0 && val & CALIBRATION == 0 {
+            self.thread = parallax::events::thread_number().map_or(NO_THREAD, u64::from);
+        }
+    }
+
     /// The counts of the function of slot value `val`, if the thread has
     /// them.
     fn function(&mut self, val: u64) -> Option<&mut Count> {
@@ -289,8 +355,7 @@ impl Shadow {
     #[inline(always)]
     fn count(&mut self, val: u64) -> bool {
         let i = ((val >> 32) & 0xffff) as usize;
-        if i >= self.len as usize {
-            self.grow(i);
+        if i >= self.len as usize && !self.grow(i) {
             return true;
         }
         // Safety: `i` is within the thread's counts.
@@ -303,18 +368,31 @@ impl Shadow {
         true
     }
 
+    /// Makes room for the counts of function `i`; false if it cannot now
+    /// (once the thread's destructors ran, as the process exits; without
+    /// memory; while the process's end reads the counts): the call is then
+    /// not counted.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, i: usize) {
-        // Once the thread's destructors ran (the process exits), or without
-        // memory for the counts, calls are recorded uncounted.
+    fn grow(&mut self, i: usize) -> bool {
         if RELEASE.try_with(|_| ()).is_err() {
-            return;
+            return false;
         }
+        // Another thread holds the lock for a moment; this one, if it
+        // holds it (a hook in a signal handler), forever.
+        let Some(mut counted) = (0..10_000).find_map(|_| {
+            let g = COUNTED.try_lock().ok();
+            if g.is_none() {
+                std::thread::yield_now();
+            }
+            g
+        }) else {
+            return false;
+        };
         let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);
         let mut v: Vec<Count> = Vec::new();
         if v.try_reserve_exact(n).is_err() {
-            return;
+            return false;
         }
         if !self.counts.is_null() {
             // Safety: the old counts, `len` of them.
@@ -323,14 +401,17 @@ impl Shadow {
             });
         }
         v.resize(n, Count::default());
-        v[i].calls = 1;
-        v[i].first_ns = parallax::clock::mono_ns();
         if self.len == 0 {
-            self.thread = parallax::events::thread_number().unwrap_or(0) as u64;
+            if counted.try_reserve(1).is_err() {
+                return false;
+            }
+            counted.push(self as *mut Shadow as usize);
+            self.thread = NO_THREAD;
         }
         free_counts(self.counts, self.len as usize);
         self.len = n as u64;
         self.counts = Box::into_raw(v.into_boxed_slice()).cast();
+        true
     }
 
     #[cold]
@@ -451,6 +532,13 @@ fn register_locked(f: usize) -> u64 {
             entry: parallax_model::defs::Entry::Hook,
         });
         val |= id as u64;
+        // After the runtime's own (it registered at its start, which the
+        // region's registration made sure of), so it runs first.
+        static AT_EXIT: std::sync::Once = std::sync::Once::new();
+        // Safety: registering a plain extern "C" function.
+        AT_EXIT.call_once(|| unsafe {
+            libc::atexit(say_running_threads);
+        });
     }
     insert(f, val, pretty);
     val
