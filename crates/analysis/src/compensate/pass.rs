@@ -616,9 +616,15 @@ impl<'a> LocPass<'a> {
             // thesis's constant lock costs), crowded hosts too. A dearer
             // acquisition in the measured run paid for the interleaving
             // that the probes made: a lock word and data that moved
-            // between cores at every hand-off, a waiter put to sleep.
+            // between cores at every hand-off, a waiter put to sleep. A
+            // lock released before it was asked for (by this thread, or
+            // free by then) is taken with no hand-off.
             let (o, l) = self.least(class);
-            (pta + o).max(p.ta + l)
+            if p.ta <= pta {
+                pta + o
+            } else {
+                (pta + o).max(p.ta + l)
+            }
         } else if waited {
             // A waiter on a shared object wakes after the least delay
             // seen: beyond the operating system's wake-up, a thread woken
