@@ -35,6 +35,8 @@ extern uint8_t pxl_hook_state __attribute__((visibility("hidden")));
 void pxl_hook_enter(uintptr_t fn, uint64_t val) __attribute__((visibility("hidden")));
 void pxl_hook_exit(void) __attribute__((visibility("hidden")));
 void pxl_hook_count_far(uint64_t val) __attribute__((visibility("hidden")));
+uint32_t pxl_hook_home(uintptr_t fn) __attribute__((visibility("hidden")));
+uint64_t pxl_hook_lookup(uintptr_t fn) __attribute__((visibility("hidden")));
 
 static __thread struct pxl_shadow pxl_shadow_tls __attribute__((tls_model("initial-exec")));
 
@@ -43,9 +45,16 @@ struct pxl_shadow *pxl_shadow(void)
     return &pxl_shadow_tls;
 }
 
+/* The first slot to look at for function `fn`. */
+static inline uint32_t home(uintptr_t fn)
+{
+    return (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> 48);
+}
+
+/* The slot value of function `fn`, 0 if not in the table. */
 static inline uint64_t lookup(uintptr_t fn)
 {
-    uint32_t i = (uint32_t)(((uint64_t)fn * 0x9E3779B97F4A7C15ull) >> 48);
+    uint32_t i = home(fn);
     for (;;) {
         uintptr_t k = __atomic_load_n(&pxl_hook_table[i].key, __ATOMIC_ACQUIRE);
         if (k == fn)
@@ -54,6 +63,17 @@ static inline uint64_t lookup(uintptr_t fn)
             return 0;
         i = (i + 1) & (SLOTS - 1);
     }
+}
+
+/* The same for src/cyg.rs, which writes the table: one hash for both. */
+uint32_t pxl_hook_home(uintptr_t fn)
+{
+    return home(fn);
+}
+
+uint64_t pxl_hook_lookup(uintptr_t fn)
+{
+    return lookup(fn);
 }
 
 void __cyg_profile_func_enter(void *this_fn, void *call_site)

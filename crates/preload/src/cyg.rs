@@ -84,26 +84,22 @@ const DEAD: u8 = 2;
 #[export_name = "pxl_hook_state"]
 static STATE: AtomicU8 = AtomicU8::new(UNKNOWN);
 
-#[inline(always)]
-fn home(f: usize) -> usize {
-    ((f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize
+extern "C" {
+    /// The first slot to look at for function `f` (the C hooks' hash).
+    fn pxl_hook_home(f: usize) -> u32;
+    /// The slot value of function `f`, 0 if not in the table (the C hooks'
+    /// lookup).
+    fn pxl_hook_lookup(f: usize) -> u64;
 }
 
-/// The slot value of function `f`, 0 if not in the table.
-#[inline(always)]
+fn home(f: usize) -> usize {
+    // Safety: a pure function of its argument.
+    unsafe { pxl_hook_home(f) as usize }
+}
+
 fn lookup(f: usize) -> u64 {
-    let mut i = home(f);
-    loop {
-        let s = &TABLE[i];
-        let k = s.key.load(Acquire);
-        if k == f {
-            return s.val.load(Relaxed);
-        }
-        if k == 0 {
-            return 0;
-        }
-        i = (i + 1) & (SLOTS - 1);
-    }
+    // Safety: reads the table as the hooks do.
+    unsafe { pxl_hook_lookup(f) }
 }
 
 /// A thread's shadow stack, in the C hooks' initial-exec thread-local
