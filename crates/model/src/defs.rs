@@ -355,6 +355,19 @@ pub enum Def {
         region: u32,
         calls: u64,
     },
+    /// What a call whose compiler hooks recorded nothing cost location
+    /// `thread` in place, timed in the run: the median over pairs of
+    /// blocks of such calls, one block with the hooks' work done once and
+    /// one with it done twice, of the difference per call, in
+    /// picoseconds of the thread's CPU time. Covers `calls` such calls,
+    /// `decoys` of which did the work twice, up to tick `tick`.
+    HookSkippedInRun {
+        thread: u32,
+        tick: u64,
+        calls: u64,
+        decoys: u64,
+        ps: u64,
+    },
 }
 
 /// What a location's event file held when it was complete, at `bytes`
@@ -411,6 +424,7 @@ mod code {
     pub const SUMMARY: u8 = 15;
     pub const UNRECORDED: u8 = 16;
     pub const CALLS: u8 = 17;
+    pub const HOOK_SKIPPED_IN_RUN: u8 = 18;
 }
 
 /// Room [`encode_end`] needs: two code bytes, four varints and the slack
@@ -596,6 +610,20 @@ impl Def {
                 pv::put(out, *thread as u64);
                 pv::put(out, *region as u64);
                 pv::put(out, *calls);
+            }
+            Def::HookSkippedInRun {
+                thread,
+                tick,
+                calls,
+                decoys,
+                ps,
+            } => {
+                out.push(code::HOOK_SKIPPED_IN_RUN);
+                pv::put(out, *thread as u64);
+                pv::put(out, *tick);
+                pv::put(out, *calls);
+                pv::put(out, *decoys);
+                pv::put(out, *ps);
             }
             Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);
@@ -815,6 +843,13 @@ impl Reader<'_> {
                 region: self.u32()?,
                 calls: self.u64()?,
             },
+            code::HOOK_SKIPPED_IN_RUN => Def::HookSkippedInRun {
+                thread: self.u32()?,
+                tick: self.u64()?,
+                calls: self.u64()?,
+                decoys: self.u64()?,
+                ps: self.u64()?,
+            },
             _ => return Err(self.bad("unknown definition code")),
         })
     }
@@ -912,6 +947,18 @@ mod tests {
                 threads: 283,
                 events: 1 << 33,
                 bytes: 0,
+            },
+            Def::Calls {
+                thread: 3,
+                region: 9,
+                calls: 1 << 40,
+            },
+            Def::HookSkippedInRun {
+                thread: 3,
+                tick: 1 << 50,
+                calls: 1 << 20,
+                decoys: 1 << 17,
+                ps: 2_750,
             },
         ]
     }

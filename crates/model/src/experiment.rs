@@ -195,6 +195,9 @@ pub struct Process {
     /// Calls of compiler-instrumented functions in all, recorded or not,
     /// by (thread, region) (see [`Def::Calls`]).
     pub calls: BTreeMap<(u32, RegionId), u64>,
+    /// What calls whose hooks recorded nothing cost in place, timed in the
+    /// run, in the order recorded (see [`Def::HookSkippedInRun`]).
+    pub skipped_in_run: Vec<SkippedInRun>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -204,6 +207,21 @@ pub struct Process {
     /// Problems found while opening (damaged or cut-short files); the data
     /// before each problem is still used.
     pub warnings: Vec<String>,
+}
+
+/// One [`Def::HookSkippedInRun`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkippedInRun {
+    /// The location's thread number.
+    pub thread: u32,
+    /// The last tick it covers.
+    pub tick: u64,
+    /// The calls that recorded nothing it covers.
+    pub calls: u64,
+    /// How many of them did the hooks' work twice.
+    pub decoys: u64,
+    /// What one such call cost in place, picoseconds.
+    pub ps: u64,
 }
 
 /// A whole experiment.
@@ -295,6 +313,7 @@ impl Process {
             summaries: BTreeMap::new(),
             unrecorded: BTreeMap::new(),
             calls: BTreeMap::new(),
+            skipped_in_run: Vec::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -415,6 +434,19 @@ impl Process {
                     } => {
                         p.calls.insert((thread, region), calls);
                     }
+                    Def::HookSkippedInRun {
+                        thread,
+                        tick,
+                        calls,
+                        decoys,
+                        ps,
+                    } => p.skipped_in_run.push(SkippedInRun {
+                        thread,
+                        tick,
+                        calls,
+                        decoys,
+                        ps,
+                    }),
                     Def::Unrecorded {
                         reason,
                         threads,

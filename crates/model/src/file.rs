@@ -10,7 +10,7 @@ use crate::{Error, ErrorKind};
 
 /// Current version of every Parallax file. Bump it when any record, header or
 /// numbering in this crate changes meaning.
-pub const VERSION: u16 = 8;
+pub const VERSION: u16 = 9;
 
 /// Length of a file header.
 pub const HEADER_LEN: usize = 16;

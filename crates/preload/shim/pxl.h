@@ -192,6 +192,21 @@ struct pxl_shadow {
     struct pxl_count *counts;
     uint64_t len;
     uint64_t thread;
+    /* Timing of the cost in place of calls that record nothing (src/
+     * cyg.rs `pxl_hook_block`): the value of `skipped` that ends the
+     * current block of such calls, and whether the hooks do their work
+     * twice in it. */
+    uint64_t mark;
+    uint64_t twice;
+    uint64_t bits[PXL_MAX_DEPTH / 64];
+};
+
+/* The second copy of a thread's not-recording work in a block timed with
+ * it (`twice`): the same instructions on a shadow of its own. */
+struct pxl_decoy {
+    uint64_t depth;
+    uint64_t skipped;
+    struct pxl_count counts[16];
     uint64_t bits[PXL_MAX_DEPTH / 64];
 };
 

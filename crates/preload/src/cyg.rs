@@ -120,6 +120,11 @@ struct Shadow {
     /// The thread's number, once it has counts ([`NO_THREAD`] if it could
     /// not have one then).
     thread: u64,
+    /// The value of `skipped` that ends the current block of calls that
+    /// record nothing ([`pxl_hook_block`]).
+    mark: u64,
+    /// Non-zero while the hooks do their not-recording work twice.
+    twice: u64,
     bits: [u64; MAX_DEPTH / 64],
 }
 
@@ -162,6 +167,7 @@ impl Drop for CountsRelease {
             counted.swap_remove(i);
             say_counts(s);
         }
+        crate::skip_cost::say();
         let counts = std::mem::replace(&mut s.counts, std::ptr::null_mut());
         free_counts(counts, std::mem::take(&mut s.len) as usize);
     }
@@ -208,6 +214,7 @@ fn say_counts(s: &Shadow) {
 /// threads still running.
 extern "C" fn say_running_threads() {
     let _ = parallax::contained(|| {
+        crate::skip_cost::say();
         let mut counted = COUNTED.lock().unwrap_or_else(|e| e.into_inner());
         for p in counted.drain(..) {
             // Safety: a registered shadow, whose thread has not ended (it
@@ -259,7 +266,7 @@ extern "C" fn pxl_hook_enter(f: usize, val: u64) {
         };
         let rec = wanted && {
             // Safety: as above.
-            flush_skipped(unsafe { &mut (*s).skipped });
+            flush_skipped(unsafe { &mut *s });
             if val & CALIBRATION != 0 {
                 parallax::calibrate::c_enter(val as u32) != 0
             } else {
@@ -304,25 +311,39 @@ extern "C" fn pxl_hook_count_far(val: u64) {
     });
 }
 
+/// The end of a block of calls that recorded nothing, from the C hook
+/// ([`crate::skip_cost`]).
+#[no_mangle]
+extern "C" fn pxl_hook_block() {
+    parallax::contained(|| {
+        // Safety: as in the entry hook.
+        let s = unsafe { &mut *pxl_shadow() };
+        crate::skip_cost::block_end(s.skipped, &mut s.mark, &mut s.twice);
+    });
+}
+
 /// Function exit, from the C hook when the frame's entry was recorded
 /// (the hook has popped it).
 #[no_mangle]
 extern "C" fn pxl_hook_exit() {
     parallax::contained(|| {
         // Safety: as in the entry hook.
-        flush_skipped(unsafe { &mut (*pxl_shadow()).skipped });
+        flush_skipped(unsafe { &mut *pxl_shadow() });
         parallax::leave();
     });
 }
 
-/// Records the calls counted in `skipped`, if any, and forgets them once
-/// recorded (while recording is off they wait for the next recorded call).
+/// Records the calls counted in `s.skipped`, if any, and forgets them
+/// once recorded (while recording is off they wait for the next recorded
+/// call); the current block's end moves with them.
 #[inline(always)]
-fn flush_skipped(skipped: &mut u64) {
-    if *skipped != 0 {
-        let n = std::mem::take(skipped);
-        if !parallax::events::skipped(n) {
-            *skipped += n;
+fn flush_skipped(s: &mut Shadow) {
+    if s.skipped != 0 {
+        let n = std::mem::take(&mut s.skipped);
+        if parallax::events::skipped(n) {
+            s.mark = s.mark.saturating_sub(n);
+        } else {
+            s.skipped += n;
         }
     }
 }
@@ -586,10 +607,15 @@ fn hooks_ready() -> bool {
     STATE.load(Relaxed) == LIVE
 }
 
+/// Sets the thread's count of calls that recorded nothing to `n` and
+/// returns what it was: calibration's calls, counted from 0, stay out of
+/// it. Their blocks are not timed ([`crate::skip_cost::pause`]).
 fn swap_skipped(n: u64) -> u64 {
     // Safety: only this thread touches its shadow; nothing holds it
     // between calls of the hooks.
-    unsafe { std::mem::replace(&mut (*pxl_shadow()).skipped, n) }
+    let s = unsafe { &mut *pxl_shadow() };
+    crate::skip_cost::pause(&mut s.mark, &mut s.twice);
+    std::mem::replace(&mut s.skipped, n)
 }
 
 /// The instrumented functions that calibration times, entered in the table

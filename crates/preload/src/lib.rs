@@ -27,6 +27,7 @@ mod filter;
 pub mod gasp;
 pub mod reserve;
 mod settings;
+mod skip_cost;
 pub mod symbols;
 
 #[global_allocator]

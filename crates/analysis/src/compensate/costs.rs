@@ -4,7 +4,7 @@ use parallax_model::defs::{Entry, Mode, Probe};
 use std::sync::Arc;
 
 use parallax_model::event::{Event, EventKind, RegionId};
-use parallax_model::experiment::{Calibration, Process};
+use parallax_model::experiment::{Calibration, Process, SkippedInRun};
 
 /// What one probe costs, ns: the mean of the runtime's calibrations, and
 /// its standard deviation (the uncertainty of each removal).
@@ -34,6 +34,43 @@ pub struct Costs {
     pub phases: Arc<[Phase]>,
     /// The phase of the last event asked about.
     phase: usize,
+    /// What calls that recorded nothing cost in place, timed in the run,
+    /// by thread and tick ([`InRun`]).
+    pub in_run: Arc<[InRun]>,
+    /// The part of `in_run` of the location these costs are for
+    /// ([`Costs::for_thread`]), and the sample of the last event asked
+    /// about within it.
+    own: std::ops::Range<usize>,
+    at: usize,
+    /// The time of the last event asked about.
+    tick: u64,
+}
+
+/// What a call whose hooks recorded nothing cost a thread in place, up to
+/// a tick, timed in the run (see [`SkippedInRun`]): the work done twice
+/// in the timing's blocks shared among the calls.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InRun {
+    /// The thread's number.
+    pub thread: u32,
+    /// The last tick it covers.
+    pub tick: u64,
+    /// The calls it covers.
+    pub calls: u64,
+    /// One call's cost, ns.
+    pub ns: f64,
+}
+
+impl InRun {
+    fn of(s: &SkippedInRun) -> InRun {
+        let share = (s.calls + s.decoys) as f64 / s.calls.max(1) as f64;
+        InRun {
+            thread: s.thread,
+            tick: s.tick,
+            calls: s.calls,
+            ns: s.ps as f64 / 1000.0 * share,
+        }
+    }
 }
 
 /// Region ids below this have their entry in a table by id.
@@ -84,7 +121,21 @@ impl Costs {
                 skipped_ns: 0.0,
             }]),
             phase: 0,
+            in_run: Arc::new([]),
+            own: 0..0,
+            at: 0,
+            tick: 0,
         }
+    }
+
+    /// These costs for location `thread` of their process: its calls that
+    /// recorded nothing cost what the run timed on it, where it did.
+    pub fn for_thread(mut self, thread: u32) -> Costs {
+        let start = self.in_run.partition_point(|r| r.thread < thread);
+        let end = self.in_run.partition_point(|r| r.thread <= thread);
+        self.own = start..end;
+        self.at = start;
+        self
     }
 
     /// The costs a process measured in its own mode, if it recorded them:
@@ -201,6 +252,14 @@ impl Costs {
             far_regions: far_regions.into(),
             phases: phases.into(),
             phase: 0,
+            in_run: {
+                let mut v: Vec<InRun> = p.skipped_in_run.iter().map(InRun::of).collect();
+                v.sort_by_key(|r| (r.thread, r.tick));
+                v.into()
+            },
+            own: 0..0,
+            at: 0,
+            tick: 0,
         })
     }
 
@@ -211,8 +270,15 @@ impl Costs {
         self.mean_over_phases(|p| p.entry_ns[e].0 + p.entry_ns[e].1)
     }
 
-    /// One call whose hooks recorded nothing, ns, over the run.
+    /// One call whose hooks recorded nothing, ns, over the run: as timed
+    /// in the run where it was (the mean over its samples by calls), else
+    /// as calibrated.
     pub fn skipped_ns(&self) -> f64 {
+        let calls: u64 = self.in_run.iter().map(|r| r.calls).sum();
+        if calls > 0 {
+            let cost: f64 = self.in_run.iter().map(|r| r.calls as f64 * r.ns).sum();
+            return cost / calls as f64;
+        }
         self.mean_over_phases(|p| p.skipped_ns)
     }
 
@@ -222,8 +288,16 @@ impl Costs {
 
     /// What one call whose hooks recorded nothing cost in place, ns, by
     /// the calibration of the last event asked about ([`Costs::of`]).
-    pub fn skipped_now(&self) -> f64 {
-        self.phases[self.phase].skipped_ns
+    /// Timed in the run on this location if it was ([`Costs::for_thread`]),
+    /// by the sample that covers that event.
+    pub fn skipped_now(&mut self) -> f64 {
+        if self.own.is_empty() {
+            return self.phases[self.phase].skipped_ns;
+        }
+        while self.at + 1 < self.own.end && self.in_run[self.at].tick < self.tick {
+            self.at += 1;
+        }
+        self.in_run[self.at].ns
     }
 
     /// Whether region `r` is entered through the runtime's own guards (not
@@ -255,6 +329,7 @@ impl Costs {
         {
             self.phase += 1;
         }
+        self.tick = e.time;
         let ph = &self.phases[self.phase];
         let entry = |r: RegionId| self.entry(r) as usize;
         match e.kind {

@@ -519,7 +519,7 @@ fn replay_once(
             loc,
             i,
             pairing,
-            costs[loc.process].clone(),
+            costs[loc.process].clone().for_thread(loc.thread),
             shares.get(loc.process).and_then(Option::as_deref),
             opts.convention,
             Some(w),

@@ -435,7 +435,7 @@ impl<'a> LocPass<'a> {
 
     /// What the calls counted by the previous event cost over the stretch
     /// after it ([`Costs::skipped_now`]).
-    fn skipped_cost(&self) -> f64 {
+    fn skipped_cost(&mut self) -> f64 {
         self.prev_skipped as f64 * self.costs.skipped_now()
     }
 
