@@ -320,6 +320,17 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile) {
         if let Some(last) = lines.last_mut() {
             last.push_str("(ns, at start)");
         }
+        let runs = &p.skipped_in_run;
+        let calls: u64 = runs.iter().map(|r| r.calls).sum();
+        if calls > 0 {
+            let ps: f64 = runs.iter().map(|r| r.calls as f64 * r.ps as f64).sum();
+            lines.push(format!(
+                "hook_skipped timed in the run {:.1} ns (over {} calls, {} samples)",
+                ps / calls as f64 / 1000.0,
+                fmt::count(calls),
+                runs.len()
+            ));
+        }
         for (i, line) in lines.iter().enumerate() {
             let head = if i == 0 {
                 "Probe cost  "

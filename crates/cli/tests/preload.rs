@@ -498,6 +498,42 @@ fn filters_and_throttling_choose_what_is_measured() {
 }
 
 /// The calls counted by the `skipped` events of every location of `p`.
+#[test]
+fn calls_that_record_nothing_are_timed_in_the_run() {
+    let d = tmp("skip-cost");
+    let exe = build_calls(&d, "gcc", &[]);
+    let out = d.join("exp");
+    // A million calls of tiny and 100,000 of kernel, each throttled after
+    // 1023: blocks of 65,536 such calls, every fourth done twice, timed in
+    // pairs.
+    let o = run(
+        &out,
+        &["--mode", "trace", "--throttle", "1000:10"],
+        &[exe.to_str().unwrap(), "100", "1000"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = &open(&out).processes[0];
+    let skipped = skipped_calls(p);
+    assert_eq!(skipped, 1_100_000 - 2 * 1023);
+    let samples = &p.skipped_in_run;
+    assert!(
+        !samples.is_empty(),
+        "no timing of calls that record nothing"
+    );
+    let calls: u64 = samples.iter().map(|s| s.calls).sum();
+    let decoys: u64 = samples.iter().map(|s| s.decoys).sum();
+    // Whole blocks, within the calls made; a quarter of them done twice.
+    assert!(calls % 65_536 == 0 && calls <= skipped, "{samples:?}");
+    assert!(calls >= 8 * 65_536, "{samples:?}");
+    assert!(decoys * 8 >= calls && decoys * 3 <= calls, "{samples:?}");
+    // A call's hooks cost more than nothing and far less than a
+    // microsecond.
+    for s in samples {
+        assert!(s.ps > 0 && s.ps < 1_000_000, "{s:?}");
+        assert_eq!(s.thread, 0);
+    }
+}
+
 fn skipped_calls(p: &Process) -> u64 {
     events(p)
         .values()

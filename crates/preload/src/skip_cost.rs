@@ -51,6 +51,9 @@ struct Blocks {
     decoys: u64,
     /// When the thread said its last sample (monotonic ns; 0: none yet).
     said: u64,
+    /// The thread's number, learnt at its first block (at the process's
+    /// end the runtime may no longer say it).
+    thread: Option<u32>,
 }
 
 thread_local! {
@@ -65,6 +68,7 @@ thread_local! {
             calls: 0,
             decoys: 0,
             said: 0,
+            thread: None,
         })
     };
 }
@@ -85,7 +89,7 @@ fn thread_cpu_ns() -> u64 {
 pub(crate) fn block_end(skipped: u64, mark: &mut u64, twice: &mut u64) {
     *mark = skipped.saturating_add(BLOCK);
     let now = thread_cpu_ns();
-    let Ok(()) = BLOCKS.try_with(|b| {
+    let _ = BLOCKS.try_with(|b| {
         let Ok(mut b) = b.try_borrow_mut() else {
             return;
         };
@@ -98,6 +102,9 @@ pub(crate) fn block_end(skipped: u64, mark: &mut u64, twice: &mut u64) {
         let took = now.saturating_sub(b.start);
         b.start = now;
         if ended == IDLE {
+            if b.thread.is_none() {
+                b.thread = parallax::events::thread_number();
+            }
             b.phase = 0;
             *twice = 0;
             return;
@@ -130,9 +137,7 @@ pub(crate) fn block_end(skipped: u64, mark: &mut u64, twice: &mut u64) {
         {
             say_sample(&mut b);
         }
-    }) else {
-        return;
-    };
+    });
 }
 
 /// Stops timing this thread's blocks while calibration runs its calls, or
@@ -173,7 +178,7 @@ fn say_sample(b: &mut Blocks) {
     } else {
         (d[pairs / 2 - 1] + d[pairs / 2]) / 2.0
     };
-    let Some(thread) = parallax::events::thread_number() else {
+    let Some(thread) = b.thread.or_else(parallax::events::thread_number) else {
         return;
     };
     parallax::define(Def::HookSkippedInRun {
