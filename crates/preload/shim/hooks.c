@@ -9,7 +9,10 @@
  * can keep the per-thread shadow in initial-exec TLS: one load from %fs,
  * where a Rust thread-local of a shared library costs a call to
  * __tls_get_addr. Everything else (first calls, recorded calls, calls
- * while the hooks are not live) goes to src/cyg.rs. */
+ * while the hooks are not live) goes to src/cyg.rs. The not-recording
+ * path also times itself in place: every 65,536 such calls it calls
+ * src/cyg.rs (`pxl_hook_block`), which times blocks with that path done
+ * once and done twice (src/skip_cost.rs). */
 #include <stdint.h>
 
 #include "pxl.h"
@@ -87,23 +90,37 @@ static inline __attribute__((always_inline)) void skip_enter(uint64_t *depth, ui
     ++*skipped;
 }
 
-/* The same work again, on the decoy shadow, in a block timed with it:
- * what such a block costs more per call is what the work costs in
- * place. */
-static inline __attribute__((always_inline)) void decoy_enter(uintptr_t fn)
+/* The same work again, in a block timed with it: what such a block costs
+ * more per call is what the work costs in place. Every step of the
+ * entry hook's path for a call that records nothing, on the decoy shadow,
+ * counting into the same counts' `decoy` field. */
+static inline __attribute__((always_inline)) void decoy_enter(uintptr_t fn, struct pxl_shadow *s)
 {
-    struct pxl_decoy *x = &pxl_decoy_tls;
+    if (__atomic_load_n(&pxl_hook_state, __ATOMIC_RELAXED) != LIVE)
+        return;
     uint64_t val = lookup(fn);
+    struct pxl_decoy *x = &pxl_decoy_tls;
     uint64_t d = x->depth & (PXL_MAX_DEPTH - 1);
+    if ((val & NOT_RECORDED) == 0)
+        return;
     skip_enter(&x->depth, x->bits, &x->skipped, d);
-    x->counts[(val >> 32) & 15].all++;
+    uint64_t i = (val >> 32) & 0xffff;
+    if (i >= s->len)
+        return;
+    s->counts[i].decoy++;
 }
 
+/* The same for the exit hook. */
 static inline __attribute__((always_inline)) void decoy_exit(void)
 {
+    if (__atomic_load_n(&pxl_hook_state, __ATOMIC_RELAXED) != LIVE)
+        return;
     struct pxl_decoy *x = &pxl_decoy_tls;
-    uint64_t d = (x->depth - 1) & (PXL_MAX_DEPTH - 1);
-    x->depth = d;
+    uint64_t d = x->depth;
+    if (d == 0)
+        return;
+    x->depth = --d;
+    d &= PXL_MAX_DEPTH - 1;
     __asm__ volatile("" : : "r"((x->bits[d / 64] >> (d % 64)) & 1));
 }
 
@@ -136,7 +153,7 @@ HOOK void __cyg_profile_func_enter(void *this_fn, void *call_site)
     }
     s->counts[i].all++;
     if (s->twice != 0)
-        decoy_enter(fn);
+        decoy_enter(fn, s);
     if (__builtin_expect(s->skipped >= s->mark, 0))
         pxl_hook_block();
 }

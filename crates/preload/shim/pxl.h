@@ -176,7 +176,7 @@ int pxl_app_caller(const void *ra);
  * recorded. */
 struct pxl_count {
     uint32_t calls;
-    uint32_t reserved;
+    uint32_t decoy;
     uint64_t first_ns;
     uint64_t all;
     uint64_t recorded;
@@ -206,7 +206,6 @@ struct pxl_shadow {
 struct pxl_decoy {
     uint64_t depth;
     uint64_t skipped;
-    struct pxl_count counts[16];
     uint64_t bits[PXL_MAX_DEPTH / 64];
 };
 

@@ -142,7 +142,9 @@ const NO_THREAD: u64 = u64::MAX;
 struct Count {
     /// Calls while the function was measured (for throttling; wraps).
     calls: u32,
-    reserved: u32,
+    /// Counted by the hooks' second copy of their work while it is timed
+    /// ([`crate::skip_cost`]); never read.
+    decoy: u32,
     /// Time of the first, ns.
     first_ns: u64,
     /// Calls in all, recorded or not.

@@ -286,18 +286,32 @@ impl Costs {
         self.phases.iter().map(f).sum::<f64>() / self.phases.len().max(1) as f64
     }
 
-    /// What one call whose hooks recorded nothing cost in place, ns, by
-    /// the calibration of the last event asked about ([`Costs::of`]).
-    /// Timed in the run on this location if it was ([`Costs::for_thread`]),
-    /// by the sample that covers that event.
-    pub fn skipped_now(&mut self) -> f64 {
+    /// What one call whose hooks recorded nothing cost in place, ns, over
+    /// the stretch from the last event asked about ([`Costs::of`]) to tick
+    /// `to`: as timed in the run on this location if it was
+    /// ([`Costs::for_thread`]), the mean of the samples that cover the
+    /// stretch by their calls; else by the calibration of that event.
+    pub fn skipped_until(&mut self, to: u64) -> f64 {
         if self.own.is_empty() {
             return self.phases[self.phase].skipped_ns;
         }
+        // Sample i covers the ticks after sample i - 1's up to its own.
         while self.at + 1 < self.own.end && self.in_run[self.at].tick < self.tick {
             self.at += 1;
         }
-        self.in_run[self.at].ns
+        let (mut calls, mut cost) = (0.0, 0.0);
+        for r in &self.in_run[self.at..self.own.end] {
+            calls += r.calls as f64;
+            cost += r.calls as f64 * r.ns;
+            if r.tick >= to {
+                break;
+            }
+        }
+        if calls > 0.0 {
+            cost / calls
+        } else {
+            self.in_run[self.at].ns
+        }
     }
 
     /// Whether region `r` is entered through the runtime's own guards (not

@@ -346,7 +346,7 @@ impl<'a> LocPass<'a> {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-            let palpha = palpha + self.skipped_cost();
+            let palpha = palpha + self.skipped_cost(e.time);
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
             let mut gap = (tm - ptm) - removed;
@@ -368,7 +368,7 @@ impl<'a> LocPass<'a> {
             board.contribute(key, stamp, expected, readers);
         }
         let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
-        let palpha = palpha + self.skipped_cost();
+        let palpha = palpha + self.skipped_cost(e.time);
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
         let flush_end = self.flushing && matches!(e.kind, EventKind::FlushEnd);
@@ -434,9 +434,12 @@ impl<'a> LocPass<'a> {
     }
 
     /// What the calls counted by the previous event cost over the stretch
-    /// after it ([`Costs::skipped_now`]).
-    fn skipped_cost(&mut self) -> f64 {
-        self.prev_skipped as f64 * self.costs.skipped_now()
+    /// after it, up to tick `to` ([`Costs::skipped_until`]).
+    fn skipped_cost(&mut self, to: u64) -> f64 {
+        if self.prev_skipped == 0 {
+            return 0.0;
+        }
+        self.prev_skipped as f64 * self.costs.skipped_until(to)
     }
 
     /// What a measured stretch `ptm..tm` after a probe of cost `palpha`
