@@ -206,6 +206,23 @@ pub fn calls(thread: u32, calls: &[(u32, u64)]) {
     }
 }
 
+/// What a call whose compiler hooks recorded nothing cost location
+/// `thread` in place, timed in the run (see
+/// [`parallax_model::defs::Def::HookSkippedInRun`]): written now, once.
+/// Waits only a moment for the definitions file (a hook in a signal
+/// handler may have interrupted its writer on this thread); false if the
+/// figure could not be written.
+pub fn skipped_cost(thread: u32, tick: u64, calls: u64, decoys: u64, ps: u64) -> bool {
+    process::active()
+        && process::try_write_defs(&[parallax_model::defs::Def::HookSkippedInRun {
+            thread,
+            tick,
+            calls,
+            decoys,
+            ps,
+        }])
+}
+
 /// A user mark with a value: `mark` is a region of kind
 /// [`RegionKind::Mark`] (see the `mark!` macro).
 pub fn mark(mark: u32, value: i64) {

@@ -11,12 +11,10 @@
 //! instructions), and the difference in the thread's CPU time between a
 //! block done twice and its neighbour done once, per call, is what the
 //! work costs there. The median over pairs, with the calls it covers, is
-//! written as [`Def::HookSkippedInRun`]; compensation removes it per call,
+//! written as `Def::HookSkippedInRun` ([`parallax::events::skipped_cost`]); compensation removes it per call,
 //! the decoys' work included.
 
 use std::cell::RefCell;
-
-use parallax_model::defs::Def;
 
 /// Calls that record nothing per block.
 const BLOCK: u64 = 1 << 16;
@@ -181,11 +179,11 @@ fn say_sample(b: &mut Blocks) {
     let Some(thread) = b.thread.or_else(parallax::events::thread_number) else {
         return;
     };
-    parallax::define(Def::HookSkippedInRun {
+    parallax::events::skipped_cost(
         thread,
-        tick: parallax::clock::now(),
+        parallax::clock::now(),
         calls,
         decoys,
-        ps: median.max(0.0) as u64,
-    });
+        median.max(0.0) as u64,
+    );
 }
