@@ -198,6 +198,9 @@ struct pxl_shadow {
      * twice in it. */
     uint64_t mark;
     uint64_t twice;
+    /* Set when the thread records a synchronization, where it may have
+     * waited: the current block's time is not used. */
+    uint64_t dirty;
     uint64_t bits[PXL_MAX_DEPTH / 64];
 };
 

@@ -276,6 +276,7 @@ pub(crate) fn event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) -> Opti
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_event(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
+    crate::cyg::synchronized();
     parallax::contained(|| {
         // The event's clock read stays after what the caller did before (a wait
         // that just ended) and before what it does next (a release to publish).
@@ -302,6 +303,7 @@ pub extern "C" fn parallax_pl_calibrate() {
 /// See `shim/pxl.h`.
 #[no_mangle]
 pub extern "C" fn parallax_pl_event_prior(code: c_int, a: u64, b: u64, c: u64, d: u64, e: u64) {
+    crate::cyg::synchronized();
     parallax::contained(|| {
         if let Some(k) = event(code, a, b, c, d, e) {
             events::record_prior(k);

@@ -125,6 +125,8 @@ struct Shadow {
     mark: u64,
     /// Non-zero while the hooks do their not-recording work twice.
     twice: u64,
+    /// Set when the thread records a synchronization ([`synchronized`]).
+    dirty: u64,
     bits: [u64; MAX_DEPTH / 64],
 }
 
@@ -320,8 +322,17 @@ extern "C" fn pxl_hook_block() {
     parallax::contained(|| {
         // Safety: as in the entry hook.
         let s = unsafe { &mut *pxl_shadow() };
-        crate::skip_cost::block_end(s.skipped, &mut s.mark, &mut s.twice);
+        let dirty = std::mem::take(&mut s.dirty) != 0;
+        crate::skip_cost::block_end(s.skipped, dirty, &mut s.mark, &mut s.twice);
     });
+}
+
+/// The calling thread records a synchronization (a message, a lock, a
+/// collective, a thread's start or end), where it may wait: the current
+/// block of calls that record nothing is not timed ([`crate::skip_cost`]).
+pub(crate) fn synchronized() {
+    // Safety: the C hooks' thread-local; only this thread writes it.
+    unsafe { (*pxl_shadow()).dirty = 1 };
 }
 
 /// Function exit, from the C hook when the frame's entry was recorded

@@ -81,10 +81,14 @@ fn thread_cpu_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// The time of a block in which the thread synchronized.
+const CLEAN_NOT: u64 = u64::MAX;
+
 /// The end of a block, when the thread's count of calls that recorded
-/// nothing reached `*mark` (now `skipped`): times it, sets the next
-/// block's end and whether the hooks do their work twice in it.
-pub(crate) fn block_end(skipped: u64, mark: &mut u64, twice: &mut u64) {
+/// nothing reached `*mark` (now `skipped`; `dirty` if the thread
+/// synchronized meanwhile): times it, sets the next block's end and whether the
+/// hooks do their work twice in it.
+pub(crate) fn block_end(skipped: u64, dirty: bool, mark: &mut u64, twice: &mut u64) {
     *mark = skipped.saturating_add(BLOCK);
     let now = thread_cpu_ns();
     let _ = BLOCKS.try_with(|b| {
@@ -107,9 +111,12 @@ pub(crate) fn block_end(skipped: u64, mark: &mut u64, twice: &mut u64) {
             *twice = 0;
             return;
         }
+        // A block in which the thread synchronized is not timed: its time
+        // holds whatever waiting came with it.
+        let took = if dirty { CLEAN_NOT } else { took };
         match ended {
             1 | 5 => b.first = took,
-            2 | 6 => {
+            2 | 6 if took != CLEAN_NOT && b.first != CLEAN_NOT => {
                 let (once, double) = if ended == 2 {
                     (b.first, took)
                 } else {
