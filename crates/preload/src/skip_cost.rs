@@ -86,8 +86,8 @@ const CLEAN_NOT: u64 = u64::MAX;
 
 /// The end of a block, when the thread's count of calls that recorded
 /// nothing reached `*mark` (now `skipped`; `dirty` if the thread
-/// synchronized meanwhile): times it, sets the next block's end and whether the
-/// hooks do their work twice in it.
+/// synchronized meanwhile): times it, sets the next block's end and
+/// whether the hooks do their work twice in it.
 pub(crate) fn block_end(skipped: u64, dirty: bool, mark: &mut u64, twice: &mut u64) {
     *mark = skipped.saturating_add(BLOCK);
     let now = thread_cpu_ns();
@@ -115,7 +115,9 @@ pub(crate) fn block_end(skipped: u64, dirty: bool, mark: &mut u64, twice: &mut u
         // holds whatever waiting came with it.
         let took = if dirty { CLEAN_NOT } else { took };
         match ended {
-            1 | 5 => b.first = took,
+            1 => b.first = took,
+            // Not doubled after a block that synchronized: no pair.
+            5 => b.first = if *twice != 0 { took } else { CLEAN_NOT },
             2 | 6 if took != CLEAN_NOT && b.first != CLEAN_NOT => {
                 let (once, double) = if ended == 2 {
                     (b.first, took)
@@ -135,7 +137,15 @@ pub(crate) fn block_end(skipped: u64, dirty: bool, mark: &mut u64, twice: &mut u
             b.decoys += BLOCK;
         }
         b.phase = (ended + 1) % ROUND;
-        *twice = matches!(b.phase, 2 | 5) as u64;
+        // The work is done twice only in a pair that can still be timed:
+        // after a clean first block, or (for a pair that starts doubled)
+        // after a clean block, so that a thread that synchronizes in every
+        // block pays nothing for the timing.
+        *twice = match b.phase {
+            2 => b.first != CLEAN_NOT,
+            5 => !dirty,
+            _ => false,
+        } as u64;
         if b.pairs >= MAX_PAIRS
             || (b.pairs >= MIN_PAIRS
                 && (b.said == 0 || parallax::clock::mono_ns().saturating_sub(b.said) >= EVERY_NS))
