@@ -534,6 +534,56 @@ fn calls_that_record_nothing_are_timed_in_the_run() {
     }
 }
 
+#[test]
+fn blocks_with_a_synchronization_are_not_timed() {
+    let d = tmp("skip-cost-sync");
+    let src = d.join("lock_calls.c");
+    std::fs::write(
+        &src,
+        "#include <pthread.h>\n\
+         static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+         __attribute__((noinline)) static long tiny(long x) { return x * 3 + 1; }\n\
+         static void *loop(void *arg) {\n\
+             long x = (long)arg;\n\
+             for (long i = 0; i < 2000000; i++) {\n\
+                 x = tiny(x) & 0xffff;\n\
+                 if (i % 1000 == 0) { pthread_mutex_lock(&m); x++; pthread_mutex_unlock(&m); }\n\
+             }\n\
+             return (void *)x;\n\
+         }\n\
+         int main(void) {\n\
+             pthread_t t;\n\
+             void *x;\n\
+             pthread_create(&t, 0, loop, 0);\n\
+             pthread_join(t, &x);\n\
+             return x == (void *)12345;\n\
+         }\n",
+    )
+    .unwrap();
+    let exe = d.join("lock_calls");
+    compile(
+        "gcc",
+        &[
+            "-O1",
+            "-finstrument-functions",
+            "-pthread",
+            src.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    let out = d.join("exp");
+    let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = &open(&out).processes[0];
+    // Two million calls of tiny on a thread, all but the first 131,071
+    // throttled (the default threshold, rounded up), a lock
+    // every thousand: every block of 65,536 holds a synchronization, so
+    // none is timed (and none is done twice).
+    assert_eq!(skipped_calls(p), 2_000_000 - 131_071);
+    assert!(p.skipped_in_run.is_empty(), "{:?}", p.skipped_in_run);
+}
+
 fn skipped_calls(p: &Process) -> u64 {
     events(p)
         .values()
