@@ -170,6 +170,24 @@ fn panicked(payload: Box<dyn std::any::Any + Send>) {
     std::mem::forget(payload);
 }
 
+/// Locks `m` if it frees within `tries` attempts (yielding between them),
+/// for code that may run where its holder is the interrupted code of the
+/// calling thread (a hook in a signal handler): waiting would never end.
+/// A poisoned lock is taken as it is.
+pub fn lock_briefly<T>(
+    m: &std::sync::Mutex<T>,
+    tries: u32,
+) -> Option<std::sync::MutexGuard<'_, T>> {
+    for _ in 0..tries {
+        match m.try_lock() {
+            Ok(g) => return Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => std::thread::yield_now(),
+        }
+    }
+    None
+}
+
 /// Tells the runtime that an allocator served it from an emergency
 /// reserve: memory is short, and measurement stops at the next chance
 /// (the interposition library's allocator calls this; it allocates

@@ -581,22 +581,14 @@ pub(crate) fn write_defs(defs: &[Def]) {
 /// (its writer may be the interrupted code of this very thread): false
 /// then, or if not measuring.
 pub(crate) fn try_write_defs(defs: &[Def]) -> bool {
-    for _ in 0..1000 {
-        let guard = match RUNNING.try_lock() {
-            Ok(g) => g,
-            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => {
-                std::thread::yield_now();
-                continue;
-            }
-        };
-        let Some(r) = guard.as_ref() else {
-            return false;
-        };
-        write_defs_fd(r.defs_fd, defs);
-        return true;
-    }
-    false
+    let Some(guard) = failsafe::lock_briefly(&RUNNING, 1000) else {
+        return false;
+    };
+    let Some(r) = guard.as_ref() else {
+        return false;
+    };
+    write_defs_fd(r.defs_fd, defs);
+    true
 }
 
 /// Why a thread has no state.

@@ -410,13 +410,7 @@ impl Shadow {
         }
         // Another thread holds the lock for a moment; this one, if it
         // holds it (a hook in a signal handler), forever.
-        let Some(mut counted) = (0..10_000).find_map(|_| {
-            let g = COUNTED.try_lock().ok();
-            if g.is_none() {
-                std::thread::yield_now();
-            }
-            g
-        }) else {
+        let Some(mut counted) = parallax::failsafe::lock_briefly(&COUNTED, 10_000) else {
             return false;
         };
         let n = (i + 1).max(FUNCTIONS.load(Relaxed) as usize);

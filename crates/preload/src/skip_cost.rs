@@ -82,7 +82,7 @@ fn thread_cpu_ns() -> u64 {
 }
 
 /// The time of a block in which the thread synchronized.
-const CLEAN_NOT: u64 = u64::MAX;
+const UNTIMED: u64 = u64::MAX;
 
 /// The end of a block, when the thread's count of calls that recorded
 /// nothing reached `*mark` (now `skipped`; `dirty` if the thread
@@ -113,12 +113,12 @@ pub(crate) fn block_end(skipped: u64, dirty: bool, mark: &mut u64, twice: &mut u
         }
         // A block in which the thread synchronized is not timed: its time
         // holds whatever waiting came with it.
-        let took = if dirty { CLEAN_NOT } else { took };
+        let took = if dirty { UNTIMED } else { took };
         match ended {
             1 => b.first = took,
             // Not doubled after a block that synchronized: no pair.
-            5 => b.first = if *twice != 0 { took } else { CLEAN_NOT },
-            2 | 6 if took != CLEAN_NOT && b.first != CLEAN_NOT => {
+            5 => b.first = if *twice != 0 { took } else { UNTIMED },
+            2 | 6 if took != UNTIMED && b.first != UNTIMED => {
                 let (once, double) = if ended == 2 {
                     (b.first, took)
                 } else {
@@ -142,7 +142,7 @@ pub(crate) fn block_end(skipped: u64, dirty: bool, mark: &mut u64, twice: &mut u
         // after a clean block, so that a thread that synchronizes in every
         // block pays nothing for the timing.
         *twice = match b.phase {
-            2 => b.first != CLEAN_NOT,
+            2 => b.first != UNTIMED,
             5 => !dirty,
             _ => false,
         } as u64;

@@ -62,6 +62,13 @@ pub struct InRun {
 }
 
 impl InRun {
+    /// The mean cost of `samples` by their calls, if they cover any.
+    fn mean(samples: &[InRun]) -> Option<f64> {
+        let calls: u64 = samples.iter().map(|r| r.calls).sum();
+        let cost: f64 = samples.iter().map(|r| r.calls as f64 * r.ns).sum();
+        (calls > 0).then(|| cost / calls as f64)
+    }
+
     fn of(s: &SkippedInRun) -> InRun {
         let share = (s.calls + s.decoys) as f64 / s.calls.max(1) as f64;
         InRun {
@@ -274,12 +281,7 @@ impl Costs {
     /// in the run where it was (the mean over its samples by calls), else
     /// as calibrated.
     pub fn skipped_ns(&self) -> f64 {
-        let calls: u64 = self.in_run.iter().map(|r| r.calls).sum();
-        if calls > 0 {
-            let cost: f64 = self.in_run.iter().map(|r| r.calls as f64 * r.ns).sum();
-            return cost / calls as f64;
-        }
-        self.mean_over_phases(|p| p.skipped_ns)
+        InRun::mean(&self.in_run).unwrap_or_else(|| self.mean_over_phases(|p| p.skipped_ns))
     }
 
     fn mean_over_phases(&self, f: impl Fn(&Phase) -> f64) -> f64 {
@@ -299,19 +301,12 @@ impl Costs {
         while self.at + 1 < self.own.end && self.in_run[self.at].tick < self.tick {
             self.at += 1;
         }
-        let (mut calls, mut cost) = (0.0, 0.0);
-        for r in &self.in_run[self.at..self.own.end] {
-            calls += r.calls as f64;
-            cost += r.calls as f64 * r.ns;
-            if r.tick >= to {
-                break;
-            }
-        }
-        if calls > 0.0 {
-            cost / calls
-        } else {
-            self.in_run[self.at].ns
-        }
+        let covering = &self.in_run[self.at..self.own.end];
+        let last = covering
+            .iter()
+            .position(|r| r.tick >= to)
+            .unwrap_or(covering.len() - 1);
+        InRun::mean(&covering[..=last]).unwrap_or(covering[0].ns)
     }
 
     /// Whether region `r` is entered through the runtime's own guards (not
