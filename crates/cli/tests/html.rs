@@ -798,11 +798,30 @@ fn source_lines_come_only_from_regular_source_files() {
     assert_clean(&b);
 }
 
-/// Peak resident memory (KiB) of `parallax ARGS`, which must succeed.
+/// Peak resident memory (KiB) of `parallax ARGS`, which must succeed,
+/// measured so that it holds only what the command keeps: on one CPU (the
+/// analysis runs one worker per CPU, and how many chunks are in flight
+/// then depends on how the workers interleave) and with the allocator
+/// returning freed pages at once (mimalloc otherwise keeps a varying
+/// number of them committed).
 // `wait4` reaps the child, with its resource usage.
 #[allow(clippy::zombie_processes)]
 fn peak_rss_kib(args: &[&str], stderr_to: &Path) -> u64 {
-    let child = parallax()
+    use std::os::unix::process::CommandExt;
+    let mut cmd = parallax();
+    cmd.env("MIMALLOC_PURGE_DELAY", "0");
+    // SAFETY: only an async-signal-safe system call between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut cpus: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(0, &mut cpus);
+            match libc::sched_setaffinity(0, std::mem::size_of_val(&cpus), &cpus) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let child = cmd
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::fs::File::create(stderr_to).unwrap())
@@ -829,26 +848,18 @@ fn memory_and_page_size_do_not_grow_with_the_trace() {
         let exp = d.join(format!("e{iterations}"));
         let events = synth::mpi_like(&exp, 4, iterations);
         let out = d.join(format!("e{iterations}.html"));
-        // The least of three runs: the allocator (mimalloc) keeps a varying
-        // number of freed pages committed, depending on how the threads
-        // interleave, which adds up to ±8 % to one run's peak.
-        let rss = (0..3)
-            .map(|_| {
-                peak_rss_kib(
-                    &[
-                        "html",
-                        exp.to_str().unwrap(),
-                        "--no-analysis",
-                        "--max-visits",
-                        "10000",
-                        "-o",
-                        out.to_str().unwrap(),
-                    ],
-                    &d.join("stderr"),
-                )
-            })
-            .min()
-            .unwrap();
+        let rss = peak_rss_kib(
+            &[
+                "html",
+                exp.to_str().unwrap(),
+                "--no-analysis",
+                "--max-visits",
+                "10000",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &d.join("stderr"),
+        );
         let size = std::fs::metadata(&out).unwrap().len();
         eprintln!("{events} events: peak RSS {rss} KiB, page {size} bytes");
         figures.push((events, rss, size));
@@ -857,7 +868,7 @@ fn memory_and_page_size_do_not_grow_with_the_trace() {
     let ((e0, rss0, size0), (e1, rss1, size1)) = (figures[0], figures[1]);
     assert!(e1 >= 19 * e0);
     // Twenty times the events: the same memory and page, within a few
-    // percent (allocator and page layout noise).
+    // percent (page layout).
     assert!(rss1 <= rss0 + rss0 / 10, "{rss0} KiB then {rss1} KiB");
     assert!(
         size1 <= size0 + size0 / 10,
