@@ -18,6 +18,7 @@
 //!   `mpi` (cargo feature `mpi`): the MPI job the MPI executor runs in.
 #![warn(missing_docs)]
 
+mod backoff;
 pub mod bottleneck;
 pub mod compensate;
 pub mod concurrency;

@@ -39,10 +39,10 @@ pub fn size() -> usize {
     world().size() as usize
 }
 
-/// Waits for `req` to complete (see [`crate::executor::wait_until`]).
+/// Waits for `req` to complete (see [`crate::backoff::wait_until`]).
 fn settle<'a, D: ?Sized, S: mpi::request::Scope<'a>>(req: mpi::request::Request<'a, D, S>) {
     let mut req = Some(req);
-    crate::executor::wait_until(|| match req.take().map(|r| r.test()) {
+    crate::backoff::wait_until(|| match req.take().map(|r| r.test()) {
         Some(Err(r)) => {
             req = Some(r);
             false

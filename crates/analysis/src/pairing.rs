@@ -25,6 +25,7 @@ use parallax_model::event::EventKind;
 use crate::executor::Executor;
 use crate::fasthash::FastMap;
 use crate::trace::{self, Loc, Prior};
+use crate::wire::{Reader, Wire};
 
 /// Begins of a location's collectives not yet ended, oldest first: a
 /// non-blocking collective ends in a later wait, so several can be open.
@@ -167,6 +168,24 @@ impl Rec {
 }
 
 // Listings are gathered from every rank under the MPI executor.
+impl Wire for Object {
+    fn put(&self, out: &mut Vec<u8>) {
+        (*self as u8).put(out)
+    }
+    fn get(r: &mut Reader<'_>) -> Self {
+        match u8::get(r) {
+            0 => Object::Lock,
+            1 => Object::Sem,
+            2 => Object::SyncVar,
+            3 => Object::ThreadStart,
+            4 => Object::ThreadEnd,
+            _ => Object::Value,
+        }
+    }
+}
+
+crate::wire::fields!(Link { object, id, seq });
+
 impl crate::wire::Wire for Rec {
     fn put(&self, out: &mut Vec<u8>) {
         let role = (self.role == Role::Consumer) as u8;

@@ -54,7 +54,9 @@ pub trait Pass: Send {
     /// Key of a posted value.
     type Key: Eq + Hash + Send + Clone + Wire + Route;
     /// A posted value.
-    type Value: Clone + Send + Wire;
+    type Value: Clone + Send;
+    /// How posted values travel between the members of a divided replay.
+    type Codec: Codec<Self::Value>;
     /// Processes events until done or blocked.
     fn resume(&mut self, board: &Board<Self::Key, Self::Value>) -> Status;
     /// The next `resume` must process the blocked event without the value
@@ -72,6 +74,37 @@ pub trait Route {
     /// The rank whose locations read the value, if only one's do.
     fn reader_rank(&self) -> Option<u32> {
         None
+    }
+}
+
+/// The encoding of a replay's values between its members (MPI ranks, a
+/// pool's workers): each member makes one for the whole replay, so an
+/// encoding may refer to what earlier messages carried.
+pub trait Codec<V> {
+    /// The codec of member `me`.
+    fn new(me: u32) -> Self;
+    /// Appends `v` to a message.
+    fn put(&mut self, v: &V, out: &mut Vec<u8>);
+    /// Decodes a value of member `from`'s message.
+    fn get(&mut self, from: u32, r: &mut Reader<'_>) -> V;
+    /// Called by every member at the same round, now and then: what the
+    /// codec learnt from earlier messages may be forgotten.
+    fn forget(&mut self) {}
+}
+
+/// Values sent as their [`Wire`] encoding, each on its own.
+#[derive(Debug)]
+pub struct AsIs;
+
+impl<V: Wire> Codec<V> for AsIs {
+    fn new(_: u32) -> Self {
+        AsIs
+    }
+    fn put(&mut self, v: &V, out: &mut Vec<u8>) {
+        v.put(out)
+    }
+    fn get(&mut self, _: u32, r: &mut Reader<'_>) -> V {
+        V::get(r)
     }
 }
 
@@ -276,7 +309,7 @@ impl<K: Eq + Hash + Clone + Route, V: Clone> Board<K, V> {
     }
 }
 
-impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
+impl<K: Eq + Hash + Clone + Wire + Route, V: Clone> Board<K, V> {
     /// Starts recording what other ranks must learn; values that only
     /// locations of `share` read stay here.
     fn start_log(&self, share: &Share) {
@@ -292,7 +325,7 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
     /// (tag 1: key), then the entries made and still held (tag 2: key,
     /// value, expected, missing, readers left), which become shared; and
     /// how many contributions that is (none: nothing new).
-    fn drain_log(&self) -> (Vec<u8>, u64) {
+    fn drain_log(&self, codec: &mut impl Codec<V>) -> (Vec<u8>, u64) {
         let (merged, taken, mut contributions, fresh) = {
             let mut l = lock(&self.log);
             let l = &mut *l;
@@ -312,7 +345,7 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
             out.push(0);
             k.put(&mut out);
             n.put(&mut out);
-            v.put(&mut out);
+            codec.put(&v, &mut out);
         }
         for k in taken {
             out.push(1);
@@ -327,7 +360,10 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
             e.shared = true;
             out.push(2);
             k.put(&mut out);
-            e.value.put(&mut out);
+            e.value.is_some().put(&mut out);
+            if let Some(v) = &e.value {
+                codec.put(v, &mut out);
+            }
             (e.expected, e.missing, e.readers).put(&mut out);
             contributions += 1;
         }
@@ -341,14 +377,14 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
         (shared, m.len() - shared)
     }
 
-    /// Applies another rank's news, in the order recorded.
-    fn apply(&self, r: &mut Reader<'_>) {
+    /// Applies rank `from`'s news, in the order recorded.
+    fn apply(&self, from: u32, r: &mut Reader<'_>, codec: &mut impl Codec<V>) {
         while !r.is_empty() {
             match u8::get(r) {
                 0 => {
                     let k = K::get(r);
                     let n = u32::get(r);
-                    let v = V::get(r);
+                    let v = codec.get(from, r);
                     if let Some(e) = lock(&self.map).get_mut(&k) {
                         self.add(&k, e, &v, n);
                     }
@@ -365,7 +401,7 @@ impl<K: Eq + Hash + Clone + Wire + Route, V: Clone + Wire> Board<K, V> {
                 }
                 _ => {
                     let k = K::get(r);
-                    let v = Option::<V>::get(r);
+                    let v = bool::get(r).then(|| codec.get(from, r));
                     let (expected, missing, readers): (u32, u32, u32) = Wire::get(r);
                     let mut m = lock(&self.map);
                     match m.get_mut(&k) {
@@ -640,7 +676,7 @@ impl Barrier {
             self.generation.fetch_add(1, Ordering::Release);
             return;
         }
-        crate::executor::wait_until(|| self.generation.load(Ordering::Acquire) != generation);
+        crate::backoff::wait_until(|| self.generation.load(Ordering::Acquire) != generation);
     }
 }
 
@@ -714,7 +750,7 @@ fn run_ranks<P: Pass, R: Ranks>(
     }
     board.start_log(ids);
     let me = ranks.rank();
-    crate::wire::chain_numbers(Some(me as u32));
+    let mut codec = P::Codec::new(me as u32);
     lock(&board.sched).start(passes.len());
     let mut forced = 0u64;
     let mut stats = ExchangeStats::default();
@@ -727,7 +763,7 @@ fn run_ranks<P: Pass, R: Ranks>(
         // Header: contributions made, then the earliest blocked event
         // (time, location) if any; then the operations.
         let t = std::time::Instant::now();
-        let (ops, posts) = board.drain_log();
+        let (ops, posts) = board.drain_log(&mut codec);
         stats.drain += t.elapsed().as_secs_f64();
         let earliest = lock(&board.sched)
             .earliest(ids)
@@ -757,15 +793,14 @@ fn run_ranks<P: Pass, R: Ranks>(
                 }
             }
             if rank != me {
-                crate::wire::chains_from(rank as u32);
-                board.apply(&mut r);
+                board.apply(rank as u32, &mut r, &mut codec);
             }
         }
         stats.apply += t.elapsed().as_secs_f64();
-        // Numbers given to chain nodes are forgotten now and then, by
-        // every rank at the same round.
+        // What the codecs learnt is forgotten now and then, by every
+        // rank at the same round (which bounds what they keep).
         if stats.rounds % 1024 == 0 {
-            crate::wire::chain_numbers(Some(me as u32));
+            codec.forget();
         }
         if total > 0 {
             continue;
@@ -781,7 +816,7 @@ fn run_ranks<P: Pass, R: Ranks>(
             }
         }
     }
-    crate::wire::chain_numbers(None);
+    drop(codec);
     // Values never taken: those every rank holds, and each rank's own.
     let (shared, own) = board.held();
     let unclaimed = shared
@@ -868,6 +903,7 @@ mod tests {
     impl Pass for Script {
         type Key = u64;
         type Value = u64;
+        type Codec = AsIs;
 
         fn resume(&mut self, board: &Board<u64, u64>) -> Status {
             while let Some((t, op)) = self.ops.get(self.at).cloned() {

@@ -1,6 +1,7 @@
-//! The crate layering of ARCHITECTURE.md, checked against `cargo metadata`:
-//! every workspace crate's dependencies on other Parallax crates are the
-//! ones the table allows, and no Parallax crate is left out of the table.
+//! The layering of ARCHITECTURE.md, checked against the code: every
+//! workspace crate's dependencies on other Parallax crates (from `cargo
+//! metadata`) are the ones the table allows, no Parallax crate is left out
+//! of the table, and the analysis crate's modules follow its list of layers.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -164,4 +165,119 @@ fn the_table_is_the_one_in_architecture_md() {
             );
         }
     }
+}
+
+/// Rust source of `path` without comments (doc links name modules
+/// without using them).
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let code = match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        out.push_str(code);
+        out.push('\n');
+    }
+    // A unit-test module may use anything of its crate.
+    match out.find("#[cfg(test)]\nmod tests") {
+        Some(i) => out[..i].to_string(),
+        None => out,
+    }
+}
+
+/// The analysis crate's top-level modules and, for each, the other
+/// top-level modules its code names (`crate::m`, `crate::{m, ..}`).
+fn analysis_modules() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analysis/src");
+    let mut files: BTreeMap<String, Vec<std::path::PathBuf>> = BTreeMap::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_stem().unwrap().to_str().unwrap().to_string();
+        if p.is_dir() {
+            let inner = std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path());
+            files.entry(name).or_default().extend(inner);
+        } else if name != "lib" {
+            files.entry(name).or_default().push(p);
+        }
+    }
+    let names: BTreeSet<String> = files.keys().cloned().collect();
+    let mut uses = BTreeMap::new();
+    for (m, paths) in &files {
+        let mut used = BTreeSet::new();
+        for p in paths {
+            let code = code_of(p);
+            for (i, _) in code.match_indices("crate::") {
+                let rest = &code[i + "crate::".len()..];
+                let words: Vec<&str> = match rest.strip_prefix('{') {
+                    Some(group) => group[..group.find('}').unwrap()]
+                        .split(',')
+                        .map(|w| w.trim().split("::").next().unwrap())
+                        .collect(),
+                    None => vec![rest
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .next()
+                        .unwrap()],
+                };
+                used.extend(
+                    words
+                        .into_iter()
+                        .filter(|w| names.contains(*w) && *w != m)
+                        .map(String::from),
+                );
+            }
+        }
+        uses.insert(m.clone(), used);
+    }
+    uses
+}
+
+/// The line of ARCHITECTURE.md's analysis list that names each module,
+/// counted from the bottom layer (the list's first line).
+fn analysis_layers(modules: &BTreeSet<String>) -> BTreeMap<String, usize> {
+    let arch = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ARCHITECTURE.md"),
+    )
+    .unwrap();
+    let section = arch
+        .split("## The analysis crate")
+        .nth(1)
+        .expect("ARCHITECTURE.md has the analysis crate's section");
+    let list = section.split("\n\n").nth(2).expect("its list of modules");
+    let mut layer = BTreeMap::new();
+    for (i, item) in list.split("\n- ").enumerate() {
+        for word in item.split('`').skip(1).step_by(2) {
+            let m = word.trim_end_matches(".rs").trim_end_matches('/');
+            if modules.contains(m) {
+                layer.entry(m.to_string()).or_insert(i);
+            }
+        }
+    }
+    layer
+}
+
+#[test]
+fn analysis_modules_use_only_their_layer_and_the_ones_below() {
+    let uses = analysis_modules();
+    let modules: BTreeSet<String> = uses.keys().cloned().collect();
+    assert!(modules.contains("replay") && modules.contains("bottleneck"));
+    let layer = analysis_layers(&modules);
+    let unplaced: Vec<&String> = modules.iter().filter(|m| !layer.contains_key(*m)).collect();
+    assert!(
+        unplaced.is_empty(),
+        "analysis modules missing from ARCHITECTURE.md's list: {unplaced:?}"
+    );
+    let mut wrong = Vec::new();
+    for (m, used) in &uses {
+        for u in used {
+            if layer[u] > layer[m] {
+                wrong.push(format!("{m} uses {u}, a layer above it"));
+            }
+            if uses[u].contains(m) {
+                wrong.push(format!("{m} and {u} use each other"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -17,12 +17,13 @@
 pub mod filters;
 mod global;
 pub mod hints;
-pub(crate) mod path;
+mod path;
+mod posts;
 pub mod profiles;
 mod regions;
 mod rma;
 pub mod scaling;
-pub(crate) mod waits;
+mod waits;
 
 use std::collections::BTreeMap;
 
@@ -34,6 +35,7 @@ use crate::names::LocationNames;
 use crate::pairing;
 use crate::replay::{self, Board};
 use crate::trace;
+use crate::wire::{Reader, Wire};
 
 pub use filters::{Baselines, Config};
 
@@ -331,7 +333,7 @@ fn analyze_with(
     for &i in &mine {
         passes.push(waits::LocPass::new(&locs[i], i, &pairing, &table, t0)?);
     }
-    let board = Board::new(waits::combine);
+    let board = Board::new(posts::combine);
     let outcome = replay::run_share(&mut passes, &mine, &board, exec);
     if pairing.summarized.iter().any(|&s| s) {
         let agree = exec.map_locs(&locs, |li| {
@@ -377,4 +379,14 @@ pub fn by_pattern(findings: &[Finding]) -> BTreeMap<Pattern, (usize, f64)> {
         e.1 += f.severity_s;
     }
     m
+}
+
+impl Wire for Pattern {
+    fn put(&self, out: &mut Vec<u8>) {
+        let i = Pattern::ALL.iter().position(|p| p == self);
+        (i.expect("every pattern is in ALL") as u8).put(out)
+    }
+    fn get(r: &mut Reader<'_>) -> Self {
+        Pattern::ALL[u8::get(r) as usize]
+    }
 }

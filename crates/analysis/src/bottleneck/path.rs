@@ -10,6 +10,7 @@
 //! memory proportional to the number of regions, not of events.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Folding depth: a chain longer than this is summed into one node.
@@ -24,7 +25,45 @@ pub struct Chain {
     pub(crate) seg: Vec<(u32, f64)>,
     pub(crate) depth: u32,
     /// Its name while a replay across ranks sends it.
-    pub(crate) name: crate::wire::NodeName,
+    pub(crate) name: NodeName,
+}
+
+impl Chain {
+    /// A node on `base` (not yet named).
+    pub(crate) fn node(base: Option<Arc<Chain>>, seg: Vec<(u32, f64)>, depth: u32) -> Chain {
+        Chain {
+            base,
+            seg,
+            depth,
+            name: NodeName::default(),
+        }
+    }
+}
+
+/// The name a chain node was sent or received under in one naming epoch
+/// (see [`super::posts::ChainNames`]): kept in the node, so that sending it
+/// again costs no lookup. Only the thread replaying the node's location
+/// names it.
+#[derive(Debug, Default)]
+pub struct NodeName {
+    /// Epoch (upper 32 bits; 0: never named) and number (lower 32 bits).
+    at: AtomicU64,
+    /// The rank that named it first.
+    rank: AtomicU32,
+}
+
+impl NodeName {
+    /// The (rank, number) it was named under in `epoch`, if it was.
+    pub(crate) fn get(&self, epoch: u32) -> Option<(u32, u64)> {
+        let at = self.at.load(Ordering::Relaxed);
+        ((at >> 32) as u32 == epoch).then(|| (self.rank.load(Ordering::Relaxed), at & 0xffff_ffff))
+    }
+
+    pub(crate) fn set(&self, epoch: u32, (rank, n): (u32, u64)) {
+        assert!(n <= u32::MAX as u64, "a node number fits 32 bits");
+        self.rank.store(rank, Ordering::Relaxed);
+        self.at.store((epoch as u64) << 32 | n, Ordering::Relaxed);
+    }
 }
 
 /// Where a region's entry was found in a list of (region, time) that
@@ -121,19 +160,9 @@ impl Path {
             for (g, t) in seg {
                 *sum.entry(g).or_insert(0.0) += t;
             }
-            Chain {
-                base: None,
-                seg: sum.into_iter().collect(),
-                depth: 1,
-                name: Default::default(),
-            }
+            Chain::node(None, sum.into_iter().collect(), 1)
         } else {
-            Chain {
-                base: self.chain.take(),
-                seg,
-                depth,
-                name: Default::default(),
-            }
+            Chain::node(self.chain.take(), seg, depth)
         };
         self.chain = Some(Arc::new(node));
         self.chain.clone()

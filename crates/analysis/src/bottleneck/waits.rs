@@ -24,10 +24,11 @@ use std::sync::Arc;
 use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId, NO_ROOT};
 use parallax_model::region::{Category, RegionKind};
 
-use super::path::{self, Chain, Path, Slot};
+use super::path::{self, Path, Slot};
+use super::posts::{Arrival, ChainNames, Interval, Key, Note, Val};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::pairing::{Link, OpenCollectives, Pairing};
+use crate::pairing::{OpenCollectives, Pairing};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
 
@@ -88,119 +89,6 @@ impl Poll {
     }
 }
 
-/// What a value on the board is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
-    /// The `seq`-th message from `src` to `dst` on (comm, tag).
-    Msg(u64, u32, u32, u32, u64),
-    /// The receiver's answers to the `batch`-th batch of blocking sends
-    /// on that channel.
-    Back(u64, u32, u32, u32, u64),
-    /// The arrivals at the `seq`-th collective on `comm`.
-    Coll(u64, u64),
-    /// A producer of a shared object.
-    Obj(Link),
-}
-
-// One word through the board's hasher instead of every field: keys are
-// hashed at every post and take.
-impl Hash for Key {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        let mix = |a: u64, b: u64| (a.rotate_left(5) ^ b).wrapping_mul(0x517c_c1b7_2722_0a95);
-        let w = match *self {
-            Key::Msg(c, s, d, t, q) => mix(mix(mix(mix(c, s as u64), d as u64), t as u64), q),
-            Key::Back(c, s, d, t, q) => mix(mix(mix(mix(c ^ 1, s as u64), d as u64), t as u64), q),
-            Key::Coll(c, q) => mix(mix(2, c), q),
-            Key::Obj(l) => mix(mix(mix(3, l.object as u64), l.id), l.seq),
-        };
-        h.write_u64(w);
-    }
-}
-
-/// A producer's note: what it computed since its previous
-/// synchronization, and the waiting in that interval with its culprits.
-pub type Note = Arc<Interval>;
-
-/// Merged arrivals at one collective.
-#[derive(Clone, Debug)]
-pub struct Arrival {
-    /// Latest enter time and its location.
-    pub(crate) last: (f64, u32),
-    pub(crate) last_chain: Option<Arc<Chain>>,
-    pub(crate) last_note: Note,
-    pub(crate) last_nonroot: Option<(f64, u32)>,
-    pub(crate) nonroot_note: Option<Note>,
-    pub(crate) root: Option<(f64, u32)>,
-    pub(crate) root_note: Option<Note>,
-    /// Communication since the previous barrier, summed.
-    pub(crate) activity: u64,
-    /// Lowest and highest rank taking part.
-    pub(crate) ranks: (u32, u32),
-    /// Work since the previous collective: largest (ns, location), sum ns.
-    pub(crate) work_max: (u64, u32),
-    pub(crate) work_sum: u64,
-    /// Latest end of set-up (MPI_Init) of a location that came straight
-    /// from it.
-    pub(crate) setup: f64,
-}
-
-/// A value on the board.
-#[derive(Clone, Debug)]
-pub enum Val {
-    Send {
-        t: f64,
-        loc: u32,
-        setup: f64,
-        blocking: bool,
-        note: Note,
-        chain: Option<Arc<Chain>>,
-    },
-    Back {
-        enters: Vec<f64>,
-        loc: u32,
-    },
-    Arr(Box<Arrival>),
-    Post {
-        t: f64,
-        loc: u32,
-        setup: f64,
-        note: Note,
-        chain: Option<Arc<Chain>>,
-    },
-}
-
-fn later(a: (f64, u32), b: (f64, u32)) -> bool {
-    b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)).is_gt()
-}
-
-/// Merges two contributions; independent of their order.
-pub fn combine(a: &mut Val, b: &Val) {
-    if let (Val::Arr(x), Val::Arr(y)) = (a, b) {
-        if later(x.last, y.last) {
-            x.last = y.last;
-            x.last_chain = y.last_chain.clone();
-            x.last_note = y.last_note.clone();
-        }
-        if let Some(q) = y.last_nonroot {
-            if x.last_nonroot.is_none_or(|p| later(p, q)) {
-                x.last_nonroot = Some(q);
-                x.nonroot_note = y.nonroot_note.clone();
-            }
-        }
-        if x.root.is_none() {
-            x.root = y.root;
-            x.root_note = y.root_note.clone();
-        }
-        x.activity += y.activity;
-        x.ranks = (x.ranks.0.min(y.ranks.0), x.ranks.1.max(y.ranks.1));
-        if (y.work_max.0, y.work_max.1) > (x.work_max.0, x.work_max.1) {
-            x.work_max = y.work_max;
-        }
-        x.work_sum += y.work_sum;
-        x.setup = x.setup.max(y.setup);
-    }
-}
-
 /// Waiting time summed for one (pattern, call path).
 #[derive(Clone, Debug, Default)]
 pub struct Agg {
@@ -246,23 +134,6 @@ pub struct PathStats {
     pub excl: f64,
     pub min: f64,
     pub max: f64,
-}
-
-/// What the location did since its previous synchronization: the note a
-/// producer keeps to charge the waiting it causes.
-#[derive(Clone, Debug, Default)]
-pub struct Interval {
-    pub(crate) comp: Vec<(u32, f64)>,
-    /// Waiting in it and who caused it.
-    pub(crate) waits: Vec<(u32, f64)>,
-}
-
-impl Interval {
-    /// Its computation and its waiting, summed, ns.
-    fn totals(&self) -> (f64, f64) {
-        let sum = |v: &[(u32, f64)]| v.iter().map(|e| e.1).sum();
-        (sum(&self.comp), sum(&self.waits))
-    }
 }
 
 /// A blocking send awaiting the receiver's answer: its batch and place
@@ -1671,6 +1542,7 @@ impl<'a> LocPass<'a> {
 impl Pass for LocPass<'_> {
     type Key = Key;
     type Value = Val;
+    type Codec = ChainNames;
 
     fn resume(&mut self, board: &Board<Key, Val>) -> Status {
         loop {
@@ -1710,6 +1582,43 @@ impl Pass for LocPass<'_> {
         self.missing
     }
 }
+
+crate::wire::fields!(Agg {
+    ns,
+    instances,
+    culprits,
+});
+crate::wire::fields!(PathStats {
+    parent,
+    region,
+    visits,
+    idle,
+    incl,
+    excl,
+    min,
+    max,
+});
+crate::wire::fields!(LocResult {
+    events,
+    first,
+    last,
+    paths,
+    waits,
+    delay,
+    propagated,
+    critical,
+    categories,
+    small,
+    blocks,
+    coll_sites,
+    rma,
+    cond_unpaired,
+    cond_posters,
+    rma_slow,
+    rma_competitors,
+    unmatched,
+    warning,
+});
 
 #[cfg(test)]
 mod tests {

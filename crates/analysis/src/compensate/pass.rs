@@ -14,8 +14,9 @@ use super::sharing::Sharing;
 use super::Convention;
 use crate::pairing::{Link, Object, OpenCollectives, Pairing};
 use crate::profile::TreeBuilder;
-use crate::replay::{Board, Pass, Status};
+use crate::replay::{Board, Pass, Route, Status};
 use crate::trace::{Loc, Stream};
+use crate::wire::{Reader, Wire};
 
 /// What a dependent event waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -777,6 +778,7 @@ fn next<K: std::hash::Hash + Eq>(m: &mut FastMap<K, u64>, k: K) -> u64 {
 impl Pass for LocPass<'_> {
     type Key = Key;
     type Value = Stamp;
+    type Codec = crate::replay::AsIs;
 
     fn resume(&mut self, board: &Board<Key, Stamp>) -> Status {
         while let Some(e) = self.events.peek() {
@@ -802,6 +804,85 @@ impl Pass for LocPass<'_> {
 
     fn waiting_for(&self) -> Option<Key> {
         self.missing
+    }
+}
+
+crate::wire::fields!(Stamp { ta, tm });
+
+impl Wire for Key {
+    fn put(&self, out: &mut Vec<u8>) {
+        match *self {
+            Key::Msg {
+                comm,
+                src,
+                dst,
+                tag,
+                seq,
+            } => {
+                out.push(0);
+                (comm, src, dst, tag, seq).put(out);
+            }
+            Key::Arrivals { comm, seq } => {
+                out.push(1);
+                (comm, seq).put(out);
+            }
+            Key::Root { comm, seq } => {
+                out.push(2);
+                (comm, seq).put(out);
+            }
+            Key::Obj(l) => {
+                out.push(3);
+                l.put(out);
+            }
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Self {
+        match u8::get(r) {
+            0 => {
+                let (comm, src, dst, tag, seq) = Wire::get(r);
+                Key::Msg {
+                    comm,
+                    src,
+                    dst,
+                    tag,
+                    seq,
+                }
+            }
+            1 => {
+                let (comm, seq) = Wire::get(r);
+                Key::Arrivals { comm, seq }
+            }
+            2 => {
+                let (comm, seq) = Wire::get(r);
+                Key::Root { comm, seq }
+            }
+            _ => Key::Obj(Link::get(r)),
+        }
+    }
+}
+
+crate::wire::fields!(LocStats {
+    events,
+    first,
+    last,
+    probe_ns,
+    uncertainty_ns,
+    context_ns,
+    flush_ns,
+    wait_removed_ns,
+    wait_added_ns,
+    dependencies,
+    unmatched,
+    clamped,
+    warning,
+});
+
+impl Route for Key {
+    fn reader_rank(&self) -> Option<u32> {
+        match *self {
+            Key::Msg { dst, .. } => Some(dst),
+            _ => None,
+        }
     }
 }
 
