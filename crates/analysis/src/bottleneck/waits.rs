@@ -18,7 +18,7 @@
 //! contributions.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasher, Hash};
 use std::sync::Arc;
 
 use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId, NO_ROOT};
@@ -28,6 +28,7 @@ use super::path::{self, Path, Slot};
 use super::posts::{Arrival, ChainNames, Interval, Key, Note, Val};
 use super::regions::{self, Table};
 use super::Pattern;
+use crate::fasthash::FastMap;
 use crate::pairing::{OpenCollectives, Pairing};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
@@ -235,31 +236,31 @@ pub struct LocResult {
     pub first: Option<f64>,
     pub last: Option<f64>,
     pub paths: Vec<PathStats>,
-    pub waits: FxMap<(Pattern, u32), Agg>,
+    pub waits: FastMap<(Pattern, u32), Agg>,
     /// Delay costs found by this location: by (delaying location,
     /// region), ns.
-    pub delay: FxMap<(u32, u32), f64>,
+    pub delay: FastMap<(u32, u32), f64>,
     /// Delay costs propagated to the locations that delayed the delaying
     /// ones, ns.
-    pub propagated: FxMap<u32, f64>,
+    pub propagated: FastMap<u32, f64>,
     pub critical: std::collections::BTreeMap<u32, f64>,
     /// Per category: time, ns.
     pub categories: [f64; 5],
     /// Small sends by target: count, time ns, path.
-    pub small: FxMap<u32, (u64, f64, u32)>,
+    pub small: FastMap<u32, (u64, f64, u32)>,
     /// Block imbalance by communicator: blocks, (max − mean) ns, times
     /// this location was the slowest.
-    pub blocks: FxMap<u64, (u64, f64, u64)>,
+    pub blocks: FastMap<u64, (u64, f64, u64)>,
     /// By communicator: the call path of its first collective here and
     /// its members.
-    pub coll_sites: FxMap<u64, (u32, u64)>,
+    pub coll_sites: FastMap<u64, (u32, u64)>,
     /// One-sided accesses: to the own rank, to others.
     pub rma: (u64, u64),
     /// Condition waits released without a paired post: by (call path,
     /// condition), waiting ns and instances.
-    pub cond_unpaired: FxMap<(u32, u64), (f64, u64)>,
+    pub cond_unpaired: FastMap<(u32, u64), (f64, u64)>,
     /// Paired condition waits by (condition, poster): waiting ns.
-    pub cond_posters: FxMap<(u64, u32), f64>,
+    pub cond_posters: FastMap<(u64, u32), f64>,
     /// Slow blocking one-sided transfers: target rank, start, end, path.
     pub rma_slow: Vec<(u32, f64, f64, u32)>,
     /// Competitors of its slow transfers: by (request number, location),
@@ -291,17 +292,17 @@ pub struct LocPass<'a> {
     root_child: (RegionId, u32),
     /// By call path (index in `res.paths`).
     meta: Vec<PathMeta>,
-    path_ix: FxMap<(u32, u32), u32>,
-    send_seq: FxMap<(u64, u32, u32), u64>,
-    recv_seq: FxMap<(u64, u32, u32), u64>,
+    path_ix: FastMap<(u32, u32), u32>,
+    send_seq: FastMap<(u64, u32, u32), u64>,
+    recv_seq: FastMap<(u64, u32, u32), u64>,
     /// Blocking sends per channel, and the answers being collected per
     /// channel as a receiver.
-    blocking_sent: FxMap<(u64, u32, u32), u64>,
-    answers_out: FxMap<(u64, u32, u32), (u64, Vec<f64>)>,
+    blocking_sent: FastMap<(u64, u32, u32), u64>,
+    answers_out: FastMap<(u64, u32, u32), (u64, Vec<f64>)>,
     /// Answers taken but not all used: (values, answering location).
-    answers_in: FxMap<Key, (Vec<f64>, u32)>,
+    answers_in: FastMap<Key, (Vec<f64>, u32)>,
     flushed: bool,
-    coll_seq: FxMap<u64, u64>,
+    coll_seq: FastMap<u64, u64>,
     lock_request: Option<f64>,
     /// Its start, or the end of its last set-up region (MPI_Init), until
     /// it synchronized with others in time (a receive, a collective, a
@@ -340,45 +341,6 @@ pub struct LocPass<'a> {
     run: Run,
     res: LocResult,
 }
-
-/// A fast hasher for the pass's own small keys (ids, not attacker input).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Fx(u64);
-
-impl Fx {
-    #[inline]
-    fn add(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut a = [0u8; 8];
-            a[..c.len()].copy_from_slice(c);
-            self.add(u64::from_le_bytes(a));
-        }
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.add(v as u64)
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.add(v as u64)
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.add(v)
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.add(v as u64)
-    }
-}
-
-/// A map with [`Fx`] hashing.
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
 fn next<K: Hash + Eq, S: BuildHasher>(m: &mut HashMap<K, u64, S>, k: K) -> u64 {
     let c = m.entry(k).or_insert(0);
@@ -467,14 +429,14 @@ impl<'a> LocPass<'a> {
                 cat: Category::Computation,
                 slots: Default::default(),
             }],
-            path_ix: FxMap::default(),
-            send_seq: FxMap::default(),
-            recv_seq: FxMap::default(),
-            blocking_sent: FxMap::default(),
-            answers_out: FxMap::default(),
-            answers_in: FxMap::default(),
+            path_ix: FastMap::default(),
+            send_seq: FastMap::default(),
+            recv_seq: FastMap::default(),
+            blocking_sent: FastMap::default(),
+            answers_out: FastMap::default(),
+            answers_in: FastMap::default(),
             flushed: false,
-            coll_seq: FxMap::default(),
+            coll_seq: FastMap::default(),
             lock_request: None,
             setup_end: f64::NEG_INFINITY,
             activity: 0,
