@@ -17,15 +17,19 @@
 //! result; integer sums keep merged values independent of the order of
 //! contributions.
 
+mod collectives;
+mod messages;
+mod objects;
+
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::sync::Arc;
 
-use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId, NO_ROOT};
+use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId};
 use parallax_model::region::{Category, RegionKind};
 
 use super::path::{self, Path, Slot};
-use super::posts::{Arrival, ChainNames, Interval, Key, Note, Val};
+use super::posts::{ChainNames, Interval, Key, Note, Val};
 use super::regions::{self, Table};
 use super::Pattern;
 use crate::fasthash::FastMap;
@@ -204,29 +208,51 @@ struct Run {
 /// the event blocks.
 #[derive(Debug)]
 enum Need {
-    Recv {
-        key: Key,
-        /// The channel, for the answer to a blocking send.
-        chan: (u64, u32, u32),
-        enter: f64,
-        /// Where the waiting happened, if not in the receive itself (a
-        /// probe before it).
-        probe: Option<u32>,
-    },
-    Coll {
-        key: Key,
-        op: CollectiveOp,
-        root: u32,
-        enter: f64,
-        me_root: bool,
-    },
-    Obj {
-        key: Key,
-        pattern: Option<Pattern>,
-        enter: f64,
-        /// The object's id.
-        obj: u64,
-    },
+    Recv(RecvNeed),
+    Coll(CollNeed),
+    Obj(ObjNeed),
+}
+
+impl Need {
+    fn key(&self) -> Key {
+        match self {
+            Need::Recv(n) => n.key,
+            Need::Coll(n) => n.key,
+            Need::Obj(n) => n.key,
+        }
+    }
+}
+
+/// A receive waits for its message's send.
+#[derive(Debug)]
+struct RecvNeed {
+    key: Key,
+    /// The channel, for the answer to a blocking send.
+    chan: (u64, u32, u32),
+    enter: f64,
+    /// Where the waiting happened, if not in the receive itself (a probe
+    /// before it).
+    probe: Option<u32>,
+}
+
+/// A collective's end waits for every member's arrival.
+#[derive(Debug)]
+struct CollNeed {
+    key: Key,
+    op: CollectiveOp,
+    root: u32,
+    enter: f64,
+    me_root: bool,
+}
+
+/// A synchronization on a shared object waits for its producer.
+#[derive(Debug)]
+struct ObjNeed {
+    key: Key,
+    pattern: Option<Pattern>,
+    enter: f64,
+    /// The object's id.
+    obj: u64,
 }
 
 /// What one location's replay found.
@@ -622,7 +648,6 @@ impl<'a> LocPass<'a> {
         self.ready = true;
         self.need = None;
         let rank = self.loc.rank;
-        let me = self.index;
         match e.kind {
             Send {
                 peer,
@@ -637,42 +662,8 @@ impl<'a> LocPass<'a> {
                 bytes,
                 ..
             } => {
-                let seq = next(&mut self.send_seq, (comm, peer, tag));
-                let enter = self.enter_time(t);
-                self.last_msg = t;
-                let chain = self.cp.snapshot();
-                let blocking = matches!(e.kind, Send { .. })
-                    && self
-                        .stack
-                        .last()
-                        .is_some_and(|f| f.kind == RegionKind::Send);
-                let note = self.note();
-                board.post(
-                    Key::Msg(comm, rank, peer, tag, seq),
-                    Val::Send {
-                        t: enter,
-                        loc: me,
-                        setup: self.setup_end,
-                        blocking,
-                        note,
-                        chain,
-                    },
-                    1,
-                );
-                if blocking {
-                    let n = next(&mut self.blocking_sent, (comm, peer, tag));
-                    self.pending.push_back(Pending {
-                        key: Key::Back(comm, rank, peer, tag, n / BATCH),
-                        pos: (n % BATCH) as usize,
-                        enter,
-                        leave: None,
-                        path: self.top_path(),
-                    });
-                }
-                self.activity += 1;
-                if let Some(f) = self.stack.last_mut() {
-                    f.xfer = Some((peer, bytes));
-                }
+                let blocking_call = matches!(e.kind, Send { .. });
+                self.send(t, blocking_call, (comm, peer, tag), bytes, board)
             }
             IsendComplete { .. } => self.last_msg = t,
             IrecvBegin { request } => {
@@ -687,86 +678,11 @@ impl<'a> LocPass<'a> {
             }
             | IrecvComplete {
                 peer, tag, comm, ..
-            } => {
-                let seq = next(&mut self.recv_seq, (comm, peer, tag));
-                // A blocking receive right after a probe (no message in
-                // between) waited in the probe, and so did a non-blocking
-                // one posted right after it; so did a wait that completes
-                // a polling loop of its call path.
-                let after_probe = match e.kind {
-                    Recv { .. } => true,
-                    IrecvComplete { request, .. } => self.probed_irecv.take() == Some(request),
-                    _ => false,
-                };
-                let probe = self.probe.take().filter(|p| {
-                    (after_probe && p.kind == RegionKind::Wait || self.polled(p))
-                        && self.last_msg < p.start
-                });
-                self.last_msg = t;
-                self.need = Some(Need::Recv {
-                    key: Key::Msg(comm, peer, rank, tag, seq),
-                    chan: (comm, peer, tag),
-                    enter: probe.map_or_else(|| self.enter_time(t), |p| p.start),
-                    probe: probe.map(|p| p.path),
-                });
-                self.activity += 1;
-                if matches!(e.kind, Recv { .. }) {
-                    if let Some(f) = self.stack.last_mut() {
-                        if f.kind == RegionKind::Recv {
-                            f.xfer = Some((peer, 0));
-                        }
-                    }
-                }
-            }
+            } => self.receive(e, t, (comm, peer, tag)),
             CollectiveBegin => {
                 self.coll_begins.begin(t);
             }
-            CollectiveEnd { op, comm, root, .. } => {
-                // Completed by a test after a polling loop: waited from
-                // the loop's start.
-                let polled = self.poll_start().filter(|&s| self.last_msg < s);
-                self.last_msg = t;
-                let seq = next(&mut self.coll_seq, comm);
-                let n = self.pairing.members(comm, seq);
-                let enter = polled.unwrap_or_else(|| self.enter_time(t));
-                // A non-blocking collective arrived when it began, in an
-                // earlier call; it waits in the call that completes it.
-                let arrive = match self.coll_begins.end() {
-                    Some(b) if b < enter => b,
-                    _ => enter,
-                };
-                if op != CollectiveOp::Barrier {
-                    self.activity += 1;
-                }
-                let work = arrive - self.last_coll_end.or(self.res.first).unwrap_or(arrive);
-                if n > 1 {
-                    let me_root = root != NO_ROOT && root == rank;
-                    let chain = self.cp.snapshot();
-                    let note = self.note();
-                    let arrival = Arrival {
-                        last: (arrive, me),
-                        last_chain: chain,
-                        last_note: note.clone(),
-                        last_nonroot: (!me_root).then_some((arrive, me)),
-                        nonroot_note: (!me_root).then(|| note.clone()),
-                        root: me_root.then_some((arrive, me)),
-                        root_note: me_root.then_some(note),
-                        activity: self.activity,
-                        ranks: (rank, rank),
-                        work_max: (ns_u64(work), me),
-                        work_sum: ns_u64(work),
-                        setup: self.setup_end,
-                    };
-                    board.contribute(Key::Coll(comm, seq), Val::Arr(Box::new(arrival)), n, n);
-                    self.need = Some(Need::Coll {
-                        key: Key::Coll(comm, seq),
-                        op,
-                        root,
-                        enter,
-                        me_root,
-                    });
-                }
-            }
+            CollectiveEnd { op, comm, root, .. } => self.collective_end(t, op, comm, root, board),
             LockRequest { .. } => self.lock_request = Some(t),
             ThreadBegin { .. } => self.setup_end = t,
             Put { target, .. } | Get { target, .. } | Atomic { target, .. } => {
@@ -783,283 +699,24 @@ impl<'a> LocPass<'a> {
             self.last_got = t;
         }
         if e.kind.is_shared_sync() {
-            let s = self
-                .pairing
-                .sync(self.index as usize, self.syncs_met as usize);
-            self.syncs_met += 1;
-            if let Some((link, readers)) = s.posts() {
-                let chain = self.cp.snapshot();
-                let note = self.note();
-                board.post(
-                    Key::Obj(link),
-                    Val::Post {
-                        t,
-                        loc: me,
-                        setup: self.setup_end,
-                        note,
-                        chain,
-                    },
-                    readers,
-                );
-            }
-            if let Some(link) = s.needs() {
-                // A lock or semaphore taken after failing attempts in a
-                // loop (trylock, trywait) waited from the first.
-                let polled = self.poll_start();
-                let (pattern, enter) = match e.kind {
-                    LockAcquired { .. } => {
-                        let asked = self.lock_request.take().unwrap_or(t);
-                        (
-                            Some(Pattern::LockWait),
-                            polled.map_or(asked, |s| s.min(asked)),
-                        )
-                    }
-                    SemAcquired { .. } => (
-                        Some(Pattern::ConditionWait),
-                        polled.unwrap_or_else(|| self.enter_time(t)),
-                    ),
-                    AwaitDone { .. } | ValueReached { .. } => {
-                        (Some(Pattern::WaitOnValue), self.enter_time(t))
-                    }
-                    ThreadJoin { .. } => (Some(Pattern::JoinWait), self.enter_time(t)),
-                    _ => (None, t),
-                };
-                self.need = Some(Need::Obj {
-                    key: Key::Obj(link),
-                    pattern,
-                    enter,
-                    obj: link.id,
-                });
-            } else if let SemAcquired { sem } = e.kind {
-                // Released without a post of its own: one broadcast wakes
-                // every waiter, but pairing gives each post to one wait.
-                // Its culprits are the condition's posters (see
-                // global.rs).
-                if self
-                    .stack
-                    .last()
-                    .is_some_and(|f| f.kind == RegionKind::SemWait)
-                {
-                    let wait = t - self.enter_time(t);
-                    let path = self.top_path();
-                    let e = self
-                        .res
-                        .cond_unpaired
-                        .entry((path, sem))
-                        .or_insert((0.0, 0));
-                    e.0 += wait.max(0.0);
-                    e.1 += 1;
-                }
-            }
+            self.shared_sync(e, t, board);
         }
     }
 
     /// Uses the value the current event waited for.
     fn resolve(&mut self, t: f64, v: Val, board: &Board<Key, Val>) {
-        let me = self.index;
-        let path = self.top_path();
-        let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
-        match (self.need.take(), v) {
-            (
-                Some(Need::Recv {
-                    chan, enter, probe, ..
-                }),
-                Val::Send {
-                    t: s,
-                    loc: src,
-                    setup,
-                    blocking,
-                    note,
-                    chain,
-                },
-            ) => {
-                let total = waiting(enter, s, t, setup, self.setup_end);
-                let before = self.stack.last().map_or(0.0, |f| f.ls);
-                if let Some(f) = self.stack.last_mut() {
-                    f.ls = f.ls.max(total);
-                }
-                let wait = (total - before).max(0.0);
-                let path = probe.unwrap_or(path);
-                if wait > 0.0 {
-                    self.record(Pattern::LateSender, path, wait, Some(src));
-                    self.charge(src, &note, wait);
-                    self.cp.adopt(chain);
-                    self.cp.add(g, t - s.min(t));
-                }
-                // Wrong Order: an earlier Late Sender waited for a message
-                // sent after this one, which was already there (in an
-                // earlier call: one call waiting for several, MPI_Waitall,
-                // reports them in no particular order), and the receives
-                // came one after the other: once the location computed
-                // after the Late Sender (more than a small share of its
-                // waiting), the receives that follow are of a later phase,
-                // which no reordering of receives brings forward.
-                // Scalasca compares the send times only.
-                let comp = self.res.categories[Category::Computation as usize];
-                self.ring
-                    .retain(|&(.., w, _, c0)| comp - c0 <= WRONG_ORDER_GAP * w);
-                let mut i = 0;
-                while i < self.ring.len() {
-                    let (sl, p, c, w, call, _) = self.ring[i];
-                    if sl > s && call != enter {
-                        self.res
-                            .waits
-                            .entry((Pattern::WrongOrder, p))
-                            .or_default()
-                            .add(w, Some(c));
-                        self.ring.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
-                if wait > 0.0 {
-                    if self.ring.len() == RING {
-                        self.ring.pop_front();
-                    }
-                    self.ring.push_back((s, path, src, wait, enter, comp));
-                }
-                self.setup_end = f64::NEG_INFINITY;
-                if blocking {
-                    // The sender learns when this receive was posted.
-                    let (comm, peer, tag) = chan;
-                    let e = self.answers_out.entry(chan).or_insert((0, Vec::new()));
-                    e.1.push(enter);
-                    if e.1.len() as u64 == BATCH {
-                        let enters = std::mem::take(&mut e.1);
-                        let key = Key::Back(comm, peer, self.loc.rank, tag, e.0);
-                        e.0 += 1;
-                        board.post(key, Val::Back { enters, loc: me }, 1);
-                    }
-                }
-            }
-            (
-                Some(Need::Coll {
-                    key,
-                    op,
-                    root,
-                    enter,
-                    me_root,
-                }),
-                Val::Arr(a),
-            ) => {
-                let (comm, seq) = match key {
-                    Key::Coll(c, s) => (c, s),
-                    _ => (0, 0),
-                };
-                let n = self.pairing.members(comm, seq).max(1);
-                let last = a.last;
-                let culprit = match op {
-                    CollectiveOp::Barrier => {
-                        Some((Pattern::WaitAtBarrier, Some(last), Some(&a.last_note)))
-                    }
-                    CollectiveOp::Broadcast | CollectiveOp::Scatter if root != NO_ROOT => {
-                        (!me_root).then_some((Pattern::LateBroadcast, a.root, a.root_note.as_ref()))
-                    }
-                    CollectiveOp::Reduce | CollectiveOp::Gather if root != NO_ROOT => me_root
-                        .then_some((
-                            Pattern::EarlyReduce,
-                            a.last_nonroot,
-                            a.nonroot_note.as_ref(),
-                        )),
-                    _ if root == NO_ROOT => {
-                        Some((Pattern::WaitAtNxN, Some(last), Some(&a.last_note)))
-                    }
-                    _ => None,
-                };
-                let mut wait = 0.0;
-                if let Some((pattern, Some((tl, culprit)), note)) = culprit {
-                    if culprit != me {
-                        wait = waiting(enter, tl, t, a.setup, self.setup_end);
-                        self.record(pattern, path, wait, Some(culprit));
-                        if let Some(note) = note {
-                            self.charge(culprit, note, wait);
-                        }
-                    }
-                }
-                // The path goes through the last arrival.
-                if last.1 != me && last.0 > enter {
-                    self.cp.adopt(a.last_chain.clone());
-                    self.cp.add(g, t - last.0.min(t));
-                }
-                // Where the communicator or barrier was first met, and its
-                // size: what names it.
-                let top = self.top_path();
-                self.res
-                    .coll_sites
-                    .entry(comm)
-                    .or_insert((top, u64::from(n)));
-                // Block-level balance, counted once by the slowest.
-                let b = self.res.blocks.entry(comm).or_insert((0, 0.0, 0));
-                b.0 += 1;
-                if a.work_max.1 == me {
-                    let imb = a.work_max.0 as f64 - a.work_sum as f64 / n as f64;
-                    b.1 += imb.max(0.0);
-                    b.2 += 1;
-                }
-                if op == CollectiveOp::Barrier {
-                    // Redundant: no communication anywhere since the
-                    // previous barrier, between processes. What removing
-                    // it saves is its own cost, not the waiting, which
-                    // would move to the next one.
-                    if self.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
-                        self.res
-                            .waits
-                            .entry((Pattern::RedundantBarrier, path))
-                            .or_default()
-                            .add((t - enter - wait).max(0.0), None);
-                    }
-                    self.seen_barrier = true;
-                    self.activity = 0;
-                }
-                self.last_coll_end = Some(t);
-                self.setup_end = f64::NEG_INFINITY;
-            }
-            (
-                Some(Need::Obj {
-                    pattern,
-                    enter,
-                    obj,
-                    ..
-                }),
-                Val::Post {
-                    t: p,
-                    loc: src,
-                    setup,
-                    note,
-                    chain,
-                },
-            ) => {
-                let wait = waiting(enter, p, t, setup, self.setup_end);
-                if let Some(pattern) = pattern {
-                    if pattern == Pattern::JoinWait {
-                        self.join(enter, path, p, src, wait, note);
-                    } else if src != me {
-                        if pattern == Pattern::LockWait {
-                            // In a convoy the previous holder itself waited
-                            // for the lock: that part of the wait is on
-                            // whoever held it then.
-                            self.record_parts(pattern, path, wait, &behind(me, src, &note, wait));
-                        } else {
-                            self.record(pattern, path, wait, Some(src));
-                        }
-                        self.charge(src, &note, wait);
-                        if pattern == Pattern::ConditionWait {
-                            *self.res.cond_posters.entry((obj, src)).or_insert(0.0) += wait;
-                        }
-                    }
-                }
-                // A thread's path begins with its creator's.
-                if (p > enter || self.res.events == 0) && src != me {
-                    self.cp.adopt(chain);
-                    self.cp.add(g, t - p.min(t));
-                }
-            }
-            (need, _) => {
-                // A value of the wrong kind: the trace's ids collide.
-                self.need = need;
-                self.res.unmatched += 1;
-            }
+        match self.need.take() {
+            Some(Need::Recv(n)) => self.received(t, n, v, board),
+            Some(Need::Coll(n)) => self.collective_done(t, n, v),
+            Some(Need::Obj(n)) => self.object_taken(t, n, v),
+            None => self.res.unmatched += 1,
         }
+    }
+
+    /// A value of the wrong kind for `need`: the trace's ids collide.
+    fn mismatch(&mut self, need: Need) {
+        self.need = Some(need);
+        self.res.unmatched += 1;
     }
 
     /// Charges `wait` caused by location `culprit` to the interval its
@@ -1331,12 +988,7 @@ impl<'a> LocPass<'a> {
         if !self.ready {
             self.prepare(e, t, board);
         }
-        let key = match &self.need {
-            Some(Need::Recv { key, .. } | Need::Coll { key, .. } | Need::Obj { key, .. }) => {
-                Some(*key)
-            }
-            None => None,
-        };
+        let key = self.need.as_ref().map(Need::key);
         if let Some(key) = key {
             match board.take(&key) {
                 Some(v) => self.resolve(t, v, board),
@@ -1344,11 +996,11 @@ impl<'a> LocPass<'a> {
                     self.res.unmatched += 1;
                     // A condition wait whose signal was not paired (a
                     // broadcast releases several waiters) still waited.
-                    if let Some(Need::Obj {
+                    if let Some(Need::Obj(ObjNeed {
                         pattern: Some(Pattern::ConditionWait),
                         enter,
                         ..
-                    }) = self.need
+                    })) = self.need
                     {
                         let path = self.top_path();
                         self.record(Pattern::ConditionWait, path, t - enter, None);
@@ -1361,12 +1013,7 @@ impl<'a> LocPass<'a> {
                 }
             }
         }
-        if matches!(
-            self.need,
-            Some(Need::Recv { .. } | Need::Coll { .. } | Need::Obj { .. })
-        ) {
-            self.need = None;
-        }
+        self.need = None;
         self.force = false;
         if self.note.is_none() && key.is_some() {
             // A consumer is a synchronization point too.

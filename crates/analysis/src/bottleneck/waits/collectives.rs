@@ -1,0 +1,153 @@
+//! Collectives: Wait at Barrier, Wait at N×N, Late Broadcast, Early
+//! Reduce, redundant barriers and the imbalance of blocks between them.
+
+use parallax_model::event::{CollectiveOp, NO_ROOT};
+
+use super::{next, ns_u64, waiting, CollNeed, LocPass, Need};
+use crate::bottleneck::posts::{Arrival, Key, Val};
+use crate::bottleneck::regions;
+use crate::bottleneck::Pattern;
+use crate::replay::Board;
+
+impl LocPass<'_> {
+    /// A collective's end: contributes this member's arrival and needs
+    /// everyone's.
+    pub(super) fn collective_end(
+        &mut self,
+        t: f64,
+        op: CollectiveOp,
+        comm: u64,
+        root: u32,
+        board: &Board<Key, Val>,
+    ) {
+        let rank = self.loc.rank;
+        let me = self.index;
+        // Completed by a test after a polling loop: waited from
+        // the loop's start.
+        let polled = self.poll_start().filter(|&s| self.last_msg < s);
+        self.last_msg = t;
+        let seq = next(&mut self.coll_seq, comm);
+        let n = self.pairing.members(comm, seq);
+        let enter = polled.unwrap_or_else(|| self.enter_time(t));
+        // A non-blocking collective arrived when it began, in an
+        // earlier call; it waits in the call that completes it.
+        let arrive = match self.coll_begins.end() {
+            Some(b) if b < enter => b,
+            _ => enter,
+        };
+        if op != CollectiveOp::Barrier {
+            self.activity += 1;
+        }
+        let work = arrive - self.last_coll_end.or(self.res.first).unwrap_or(arrive);
+        if n > 1 {
+            let me_root = root != NO_ROOT && root == rank;
+            let chain = self.cp.snapshot();
+            let note = self.note();
+            let arrival = Arrival {
+                last: (arrive, me),
+                last_chain: chain,
+                last_note: note.clone(),
+                last_nonroot: (!me_root).then_some((arrive, me)),
+                nonroot_note: (!me_root).then(|| note.clone()),
+                root: me_root.then_some((arrive, me)),
+                root_note: me_root.then_some(note),
+                activity: self.activity,
+                ranks: (rank, rank),
+                work_max: (ns_u64(work), me),
+                work_sum: ns_u64(work),
+                setup: self.setup_end,
+            };
+            board.contribute(Key::Coll(comm, seq), Val::Arr(Box::new(arrival)), n, n);
+            self.need = Some(Need::Coll(CollNeed {
+                key: Key::Coll(comm, seq),
+                op,
+                root,
+                enter,
+                me_root,
+            }));
+        }
+    }
+
+    /// The collective got every member's arrival.
+    pub(super) fn collective_done(&mut self, t: f64, n: CollNeed, v: Val) {
+        let Val::Arr(a) = v else {
+            return self.mismatch(Need::Coll(n));
+        };
+        let CollNeed {
+            key,
+            op,
+            root,
+            enter,
+            me_root,
+        } = n;
+        let me = self.index;
+        let path = self.top_path();
+        let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
+        let (comm, seq) = match key {
+            Key::Coll(c, s) => (c, s),
+            _ => (0, 0),
+        };
+        let n = self.pairing.members(comm, seq).max(1);
+        let last = a.last;
+        let culprit = match op {
+            CollectiveOp::Barrier => Some((Pattern::WaitAtBarrier, Some(last), Some(&a.last_note))),
+            CollectiveOp::Broadcast | CollectiveOp::Scatter if root != NO_ROOT => {
+                (!me_root).then_some((Pattern::LateBroadcast, a.root, a.root_note.as_ref()))
+            }
+            CollectiveOp::Reduce | CollectiveOp::Gather if root != NO_ROOT => me_root.then_some((
+                Pattern::EarlyReduce,
+                a.last_nonroot,
+                a.nonroot_note.as_ref(),
+            )),
+            _ if root == NO_ROOT => Some((Pattern::WaitAtNxN, Some(last), Some(&a.last_note))),
+            _ => None,
+        };
+        let mut wait = 0.0;
+        if let Some((pattern, Some((tl, culprit)), note)) = culprit {
+            if culprit != me {
+                wait = waiting(enter, tl, t, a.setup, self.setup_end);
+                self.record(pattern, path, wait, Some(culprit));
+                if let Some(note) = note {
+                    self.charge(culprit, note, wait);
+                }
+            }
+        }
+        // The path goes through the last arrival.
+        if last.1 != me && last.0 > enter {
+            self.cp.adopt(a.last_chain.clone());
+            self.cp.add(g, t - last.0.min(t));
+        }
+        // Where the communicator or barrier was first met, and its
+        // size: what names it.
+        let top = self.top_path();
+        self.res
+            .coll_sites
+            .entry(comm)
+            .or_insert((top, u64::from(n)));
+        // Block-level balance, counted once by the slowest.
+        let b = self.res.blocks.entry(comm).or_insert((0, 0.0, 0));
+        b.0 += 1;
+        if a.work_max.1 == me {
+            let imb = a.work_max.0 as f64 - a.work_sum as f64 / n as f64;
+            b.1 += imb.max(0.0);
+            b.2 += 1;
+        }
+        if op == CollectiveOp::Barrier {
+            // Redundant: no communication anywhere since the
+            // previous barrier, between processes. What removing
+            // it saves is its own cost, not the waiting, which
+            // would move to the next one.
+            if self.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
+                self.res
+                    .waits
+                    .entry((Pattern::RedundantBarrier, path))
+                    .or_default()
+                    .add((t - enter - wait).max(0.0), None);
+            }
+            self.seen_barrier = true;
+            self.activity = 0;
+        }
+        self.last_coll_end = Some(t);
+        self.setup_end = f64::NEG_INFINITY;
+    }
+}

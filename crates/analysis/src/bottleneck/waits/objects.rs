@@ -1,0 +1,135 @@
+//! Shared objects: locks (and convoys), condition variables and
+//! semaphores, values waited on, thread joins.
+
+use parallax_model::event::{Event, EventKind};
+use parallax_model::region::RegionKind;
+
+use super::{behind, waiting, LocPass, Need, ObjNeed};
+use crate::bottleneck::posts::{Key, Val};
+use crate::bottleneck::regions;
+use crate::bottleneck::Pattern;
+use crate::replay::Board;
+
+impl LocPass<'_> {
+    /// A synchronization on a shared object: posts for the consumer
+    /// pairing chose, needs its own producer's post.
+    pub(super) fn shared_sync(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) {
+        use EventKind::*;
+        let me = self.index;
+        let s = self
+            .pairing
+            .sync(self.index as usize, self.syncs_met as usize);
+        self.syncs_met += 1;
+        if let Some((link, readers)) = s.posts() {
+            let chain = self.cp.snapshot();
+            let note = self.note();
+            board.post(
+                Key::Obj(link),
+                Val::Post {
+                    t,
+                    loc: me,
+                    setup: self.setup_end,
+                    note,
+                    chain,
+                },
+                readers,
+            );
+        }
+        if let Some(link) = s.needs() {
+            // A lock or semaphore taken after failing attempts in a
+            // loop (trylock, trywait) waited from the first.
+            let polled = self.poll_start();
+            let (pattern, enter) = match e.kind {
+                LockAcquired { .. } => {
+                    let asked = self.lock_request.take().unwrap_or(t);
+                    (
+                        Some(Pattern::LockWait),
+                        polled.map_or(asked, |s| s.min(asked)),
+                    )
+                }
+                SemAcquired { .. } => (
+                    Some(Pattern::ConditionWait),
+                    polled.unwrap_or_else(|| self.enter_time(t)),
+                ),
+                AwaitDone { .. } | ValueReached { .. } => {
+                    (Some(Pattern::WaitOnValue), self.enter_time(t))
+                }
+                ThreadJoin { .. } => (Some(Pattern::JoinWait), self.enter_time(t)),
+                _ => (None, t),
+            };
+            self.need = Some(Need::Obj(ObjNeed {
+                key: Key::Obj(link),
+                pattern,
+                enter,
+                obj: link.id,
+            }));
+        } else if let SemAcquired { sem } = e.kind {
+            // Released without a post of its own: one broadcast wakes
+            // every waiter, but pairing gives each post to one wait.
+            // Its culprits are the condition's posters (see
+            // global.rs).
+            if self
+                .stack
+                .last()
+                .is_some_and(|f| f.kind == RegionKind::SemWait)
+            {
+                let wait = t - self.enter_time(t);
+                let path = self.top_path();
+                let e = self
+                    .res
+                    .cond_unpaired
+                    .entry((path, sem))
+                    .or_insert((0.0, 0));
+                e.0 += wait.max(0.0);
+                e.1 += 1;
+            }
+        }
+    }
+
+    /// The synchronization got its producer's post.
+    pub(super) fn object_taken(&mut self, t: f64, n: ObjNeed, v: Val) {
+        let Val::Post {
+            t: p,
+            loc: src,
+            setup,
+            note,
+            chain,
+        } = v
+        else {
+            return self.mismatch(Need::Obj(n));
+        };
+        let ObjNeed {
+            pattern,
+            enter,
+            obj,
+            ..
+        } = n;
+        let me = self.index;
+        let path = self.top_path();
+        let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
+        let wait = waiting(enter, p, t, setup, self.setup_end);
+        if let Some(pattern) = pattern {
+            if pattern == Pattern::JoinWait {
+                self.join(enter, path, p, src, wait, note);
+            } else if src != me {
+                if pattern == Pattern::LockWait {
+                    // In a convoy the previous holder itself waited
+                    // for the lock: that part of the wait is on
+                    // whoever held it then.
+                    self.record_parts(pattern, path, wait, &behind(me, src, &note, wait));
+                } else {
+                    self.record(pattern, path, wait, Some(src));
+                }
+                self.charge(src, &note, wait);
+                if pattern == Pattern::ConditionWait {
+                    *self.res.cond_posters.entry((obj, src)).or_insert(0.0) += wait;
+                }
+            }
+        }
+        // A thread's path begins with its creator's.
+        if (p > enter || self.res.events == 0) && src != me {
+            self.cp.adopt(chain);
+            self.cp.add(g, t - p.min(t));
+        }
+    }
+}
