@@ -4,11 +4,27 @@
 use parallax_model::event::{Event, EventKind};
 use parallax_model::region::{Category, RegionKind};
 
-use super::{next, waiting, LocPass, Need, Pending, RecvNeed, BATCH, RING, WRONG_ORDER_GAP};
+use super::{next, waiting, Frame, LocPass, Need, Pending, RecvNeed, BATCH};
 use crate::bottleneck::posts::{Key, Val};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
 use crate::replay::Board;
+
+/// Consecutive transfers closer than this form one run, ns.
+const RUN_GAP_NS: f64 = 50_000.0;
+/// A transfer of at most this many bytes is small.
+const SMALL_BYTES: u64 = 1024;
+/// Late Sender instances remembered for Wrong Order.
+const RING: usize = 100;
+/// Computation after a Late Sender, as a share of its waiting, beyond
+/// which the receives that follow belong to a later phase (a halo
+/// exchange's next step) rather than to a reorderable sequence.
+const WRONG_ORDER_GAP: f64 = 0.01;
+/// A one-sided transfer is a request for competitors when it takes this
+/// long, ns, and half again its call path's fastest.
+const RMA_SLOW_NS: f64 = 20_000.0;
+/// Requests kept per location.
+const RMA_REQUESTS: usize = 1 << 16;
 
 impl LocPass<'_> {
     /// A send (blocking, or the start of a non-blocking one) on channel
@@ -171,6 +187,171 @@ impl LocPass<'_> {
                 let key = Key::Back(comm, peer, self.loc.rank, tag, e.0);
                 e.0 += 1;
                 board.post(key, Val::Back { enters, loc: me }, 1);
+            }
+        }
+    }
+
+    pub(super) fn close_run(&mut self) {
+        let r = std::mem::take(&mut self.run);
+        let mut peers = r.peers;
+        peers.sort_unstable();
+        peers.dedup();
+        if peers.len() >= 3 {
+            let ns = r.total - r.longest;
+            self.res
+                .waits
+                .entry((Pattern::SerializedTransfers, r.path))
+                .or_default()
+                .add(ns, None);
+        }
+    }
+
+    /// A blocking transfer region ended: extend or close the run.
+    pub(super) fn transfer(&mut self, f: &Frame, t: f64, peer: u32) {
+        let dur = (t - f.enter - f.wait).max(0.0);
+        if self.run.peers.is_empty()
+            || f.enter - self.run.end > RUN_GAP_NS
+            || self.run.peers.last() == Some(&peer)
+        {
+            self.close_run();
+            self.run.path = f.path;
+        }
+        self.run.end = t;
+        self.run.peers.push(peer);
+        self.run.total += dur;
+        self.run.longest = self.run.longest.max(dur);
+    }
+
+    /// Takes the answers that are there; with `wait`, blocks on the first
+    /// one missing.
+    pub(super) fn answers(&mut self, board: &Board<Key, Val>, wait: bool) -> bool {
+        while let Some(p) = self.pending.front() {
+            if p.leave.is_none() && !wait {
+                return true;
+            }
+            let key = p.key;
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.answers_in.entry(key) {
+                match board.take(&key) {
+                    Some(Val::Back { enters, loc }) => {
+                        slot.insert((enters, loc));
+                    }
+                    Some(_) => {
+                        self.pending.pop_front();
+                        self.res.unmatched += 1;
+                        continue;
+                    }
+                    None if wait && self.force => {
+                        self.force = false;
+                        self.pending.pop_front();
+                        self.res.unmatched += 1;
+                        continue;
+                    }
+                    None => {
+                        if wait {
+                            self.missing = Some(key);
+                        }
+                        return !wait;
+                    }
+                }
+            }
+            let p = self.pending.pop_front().expect("front exists");
+            let (r, loc, done) = match self.answers_in.get(&key) {
+                Some((enters, loc)) => {
+                    (enters.get(p.pos).copied(), *loc, p.pos + 1 >= enters.len())
+                }
+                None => (None, 0, true),
+            };
+            if done {
+                self.answers_in.remove(&key);
+            }
+            // Late Receiver: the send was still blocked when the receive
+            // was posted.
+            let leave = p.leave.unwrap_or(p.enter);
+            match r {
+                Some(r) if r > p.enter && leave >= r => {
+                    self.res
+                        .waits
+                        .entry((Pattern::LateReceiver, p.path))
+                        .or_default()
+                        .add(r - p.enter, Some(loc));
+                }
+                Some(_) => {}
+                None => self.res.unmatched += 1,
+            }
+        }
+        true
+    }
+
+    /// Now and then, takes the answers that are there, which keeps the
+    /// sends awaiting theirs few.
+    #[inline]
+    pub(super) fn poll_answers(&mut self, board: &Board<Key, Val>) {
+        if self.pending.len() > 64 && (self.res.events & 63) == 0 {
+            self.answers(board, false);
+        }
+    }
+
+    /// Posts the answers of channels whose batch is not full: the stream
+    /// is over.
+    pub(super) fn flush(&mut self, board: &Board<Key, Val>) {
+        if self.flushed {
+            return;
+        }
+        self.flushed = true;
+        let mut out: Vec<_> = self.answers_out.drain().collect();
+        out.sort_by_key(|e| e.0);
+        for ((comm, peer, tag), (batch, enters)) in out {
+            if !enters.is_empty() {
+                let key = Key::Back(comm, peer, self.loc.rank, tag, batch);
+                board.post(
+                    key,
+                    Val::Back {
+                        enters,
+                        loc: self.index,
+                    },
+                    1,
+                );
+            }
+        }
+    }
+
+    /// A region `f` that sends, receives or transfers was left at `t`:
+    /// blocking sends awaiting answers learn their leave; blocking
+    /// transfers extend the run of serialized ones; slow one-sided
+    /// transfers and small sends are counted.
+    pub(super) fn transfer_left(&mut self, f: &Frame, t: f64) {
+        let kind = f.kind;
+        if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
+            for p in self.pending.iter_mut().rev() {
+                if p.leave.is_some() {
+                    break;
+                }
+                p.leave = Some(t);
+            }
+        }
+        if let Some((peer, bytes)) = f.xfer {
+            let blocking = matches!(
+                kind,
+                RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
+            );
+            if blocking {
+                self.transfer(f, t, peer);
+            }
+            // A blocking one-sided transfer slower than its
+            // fastest: a request for the competing-transfer
+            // step (rma.rs).
+            let d = t - f.enter;
+            if matches!(kind, RegionKind::Put | RegionKind::Get)
+                && d > RMA_SLOW_NS
+                && d > 1.5 * self.res.paths[f.path as usize].min
+                && self.res.rma_slow.len() < RMA_REQUESTS
+            {
+                self.res.rma_slow.push((peer, f.enter, t, f.path));
+            }
+            if kind == RegionKind::Send && bytes <= SMALL_BYTES {
+                let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
+                e.0 += 1;
+                e.1 += t - f.enter;
             }
         }
     }

@@ -18,10 +18,17 @@
 //! contributions.
 
 mod collectives;
+mod delay;
 mod messages;
 mod objects;
+mod polling;
+mod result;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use delay::behind;
+use polling::Poll;
+pub(crate) use result::{add_part, LocResult, PathStats};
+
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, Hash};
 use std::sync::Arc;
 
@@ -37,109 +44,10 @@ use crate::pairing::{OpenCollectives, Pairing};
 use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
 
-/// Consecutive joins closer than this form one group, ns.
-const JOIN_GAP_NS: f64 = 100_000.0;
-/// Consecutive transfers closer than this form one run, ns.
-const RUN_GAP_NS: f64 = 50_000.0;
-/// A transfer of at most this many bytes is small.
-pub const SMALL_BYTES: u64 = 1024;
-/// Failing waits (MPI_Test, trylock) of one call path closer than this
-/// are a polling loop, ns ...
-const POLL_GAP_NS: f64 = 5_000.0;
-/// ... and may be further apart once in this many waits.
-const POLL_WAITS_PER_GAP: u64 = 100;
-/// Late Sender instances remembered for Wrong Order.
-const RING: usize = 100;
-/// Computation after a Late Sender, as a share of its waiting, beyond
-/// which the receives that follow belong to a later phase (a halo
-/// exchange's next step) rather than to a reorderable sequence.
-const WRONG_ORDER_GAP: f64 = 0.01;
 /// Answers awaited before the pass waits for the oldest.
 const PENDING_MAX: usize = 1 << 16;
 /// Answers to blocking sends per post.
 const BATCH: u64 = 64;
-/// A one-sided transfer is a request for competitors when it takes this
-/// long, ns, and half again its call path's fastest.
-const RMA_SLOW_NS: f64 = 20_000.0;
-/// Requests kept per location.
-const RMA_REQUESTS: usize = 1 << 16;
-
-/// Failing waits of one call path in a row (message waits, lock or
-/// semaphore attempts): a polling loop while the times between them stay
-/// short.
-#[derive(Clone, Copy, Debug)]
-struct Poll {
-    /// The first one's enter.
-    start: f64,
-    path: u32,
-    /// A message wait (MPI), or a lock or semaphore attempt.
-    kind: RegionKind,
-    /// The last one's leave.
-    left: f64,
-    /// Waits in the run, and long times between them (above
-    /// `POLL_GAP_NS`).
-    waits: u64,
-    long: u64,
-}
-
-impl Poll {
-    /// Whether a wait of `path` entered at `enter` goes on polling: the
-    /// time since the last wait is short (a loop around the test), or long
-    /// times are rare in the run (a flush of the trace buffer, the process
-    /// preempted now and then), not computation between every few tests.
-    fn goes_on(&self, path: u32, enter: f64) -> bool {
-        path == self.path
-            && (enter - self.left <= POLL_GAP_NS
-                || (self.long + 1) * POLL_WAITS_PER_GAP <= self.waits)
-    }
-}
-
-/// Waiting time summed for one (pattern, call path).
-#[derive(Clone, Debug, Default)]
-pub struct Agg {
-    pub ns: f64,
-    pub instances: u64,
-    /// Culprit locations and their part, ns.
-    pub culprits: Vec<(u32, f64)>,
-}
-
-impl Agg {
-    fn add(&mut self, ns: f64, culprit: Option<u32>) {
-        self.add_parts(ns, culprit.map(|c| (c, ns)).as_slice());
-    }
-
-    /// One instance of `ns`, its culprits' parts in `parts`.
-    fn add_parts(&mut self, ns: f64, parts: &[(u32, f64)]) {
-        self.ns += ns;
-        self.instances += 1;
-        for &(c, part) in parts {
-            add_part(&mut self.culprits, c, part);
-        }
-    }
-}
-
-/// Adds `part` to location `loc`'s entry of `list`, making it if needed.
-pub(crate) fn add_part(list: &mut Vec<(u32, f64)>, loc: u32, part: f64) {
-    match list.iter_mut().find(|e| e.0 == loc) {
-        Some(e) => e.1 += part,
-        None => list.push((loc, part)),
-    }
-}
-
-/// Visits of one call path.
-#[derive(Clone, Debug)]
-pub struct PathStats {
-    pub parent: u32,
-    pub region: u32,
-    pub visits: u64,
-    /// Visits of a wait that completed nothing (a probe, a failing test or
-    /// trylock).
-    pub idle: u64,
-    pub incl: f64,
-    pub excl: f64,
-    pub min: f64,
-    pub max: f64,
-}
 
 /// A blocking send awaiting the receiver's answer: its batch and place
 /// in it, its region's enter and leave (once known), its call path.
@@ -255,47 +163,6 @@ struct ObjNeed {
     obj: u64,
 }
 
-/// What one location's replay found.
-#[derive(Debug, Default)]
-pub struct LocResult {
-    pub events: u64,
-    pub first: Option<f64>,
-    pub last: Option<f64>,
-    pub paths: Vec<PathStats>,
-    pub waits: FastMap<(Pattern, u32), Agg>,
-    /// Delay costs found by this location: by (delaying location,
-    /// region), ns.
-    pub delay: FastMap<(u32, u32), f64>,
-    /// Delay costs propagated to the locations that delayed the delaying
-    /// ones, ns.
-    pub propagated: FastMap<u32, f64>,
-    pub critical: std::collections::BTreeMap<u32, f64>,
-    /// Per category: time, ns.
-    pub categories: [f64; 5],
-    /// Small sends by target: count, time ns, path.
-    pub small: FastMap<u32, (u64, f64, u32)>,
-    /// Block imbalance by communicator: blocks, (max − mean) ns, times
-    /// this location was the slowest.
-    pub blocks: FastMap<u64, (u64, f64, u64)>,
-    /// By communicator: the call path of its first collective here and
-    /// its members.
-    pub coll_sites: FastMap<u64, (u32, u64)>,
-    /// One-sided accesses: to the own rank, to others.
-    pub rma: (u64, u64),
-    /// Condition waits released without a paired post: by (call path,
-    /// condition), waiting ns and instances.
-    pub cond_unpaired: FastMap<(u32, u64), (f64, u64)>,
-    /// Paired condition waits by (condition, poster): waiting ns.
-    pub cond_posters: FastMap<(u64, u32), f64>,
-    /// Slow blocking one-sided transfers: target rank, start, end, path.
-    pub rma_slow: Vec<(u32, f64, f64, u32)>,
-    /// Competitors of its slow transfers: by (request number, location),
-    /// overlapping time ns (filled by rma.rs).
-    pub rma_competitors: BTreeMap<(u64, u32), f64>,
-    pub unmatched: u64,
-    pub warning: Option<String>,
-}
-
 pub struct LocPass<'a> {
     index: u32,
     process: usize,
@@ -388,23 +255,6 @@ fn waiting(enter: f64, partner: f64, done: f64, setup: f64, mine: f64) -> f64 {
         setup.min(end) - enter
     };
     (end - enter - skew.max(0.0)).max(0.0)
-}
-
-/// Who caused `wait` of `me` for a post of `src` with `note`: `src` for
-/// its computation in the note's interval, and for the waiting in it
-/// whoever caused that, in proportion. Waiting `src` did behind `me` is
-/// put on `src`: a location is never the culprit of its own wait.
-fn behind(me: u32, src: u32, note: &Interval, wait: f64) -> Vec<(u32, f64)> {
-    let (comp, waits) = note.totals();
-    if waits <= 0.0 {
-        return vec![(src, wait)];
-    }
-    let total = comp + waits;
-    let mut parts = vec![(src, wait * comp / total)];
-    for &(l, c) in &note.waits {
-        add_part(&mut parts, if l == me { src } else { l }, wait * c / total);
-    }
-    parts
 }
 
 fn ns_u64(v: f64) -> u64 {
@@ -604,26 +454,6 @@ impl<'a> LocPass<'a> {
         self.record_parts(pattern, path, ns, culprit.map(|c| (c, ns)).as_slice());
     }
 
-    /// Whether the current region is a wait that completes polling run `p`
-    /// (of its call path, so of its kind).
-    fn polled(&self, p: &Poll) -> bool {
-        self.stack
-            .last()
-            .is_some_and(|f| p.goes_on(f.path, f.enter))
-    }
-
-    /// The start of the polling run that the current region completes, if
-    /// any, taking it.
-    fn poll_start(&mut self) -> Option<f64> {
-        let p = self.probe.take()?;
-        if self.polled(&p) {
-            Some(p.start)
-        } else {
-            self.probe = Some(p);
-            None
-        }
-    }
-
     /// Records `ns` of waiting once, its culprits' parts in `parts`.
     fn record_parts(&mut self, pattern: Pattern, path: u32, ns: f64, parts: &[(u32, f64)]) {
         if ns <= 0.0 {
@@ -719,110 +549,6 @@ impl<'a> LocPass<'a> {
         self.res.unmatched += 1;
     }
 
-    /// Charges `wait` caused by location `culprit` to the interval its
-    /// note describes: its computation directly, its own waiting to whoever
-    /// caused that (propagation).
-    fn charge(&mut self, culprit: u32, note: &Interval, wait: f64) {
-        if wait <= 0.0 {
-            return;
-        }
-        let (comp, waits) = note.totals();
-        let total = comp + waits;
-        if total <= 0.0 {
-            *self
-                .res
-                .delay
-                .entry((culprit, regions::OUTSIDE))
-                .or_insert(0.0) += wait;
-            return;
-        }
-        for &(g, c) in &note.comp {
-            *self.res.delay.entry((culprit, g)).or_insert(0.0) += wait * c / total;
-        }
-        for &(l, c) in &note.waits {
-            *self.res.propagated.entry(l).or_insert(0.0) += wait * c / total;
-        }
-    }
-
-    fn join(&mut self, enter: f64, path: u32, end: f64, src: u32, wait: f64, note: Note) {
-        let cont = self
-            .join
-            .as_ref()
-            .is_some_and(|j| enter - j.last_leave <= JOIN_GAP_NS);
-        if !cont {
-            self.close_join();
-            self.join = Some(JoinGroup {
-                start: enter,
-                last_leave: enter,
-                path,
-                ends: Vec::new(),
-                waits: 0.0,
-            });
-        }
-        if let Some(j) = self.join.as_mut() {
-            j.ends.push((end, src, note));
-            j.waits += wait;
-        }
-    }
-
-    /// A join group's waiting: for one join, all of it; for several, the
-    /// time the last thread ended after the first (what a balanced split
-    /// would have saved).
-    fn close_join(&mut self) {
-        let Some(j) = self.join.take() else {
-            return;
-        };
-        let Some((emax, culprit, note)) = j.ends.iter().max_by(|a, b| a.0.total_cmp(&b.0)).cloned()
-        else {
-            return;
-        };
-        let ns = if j.ends.len() == 1 {
-            j.waits
-        } else {
-            let emin = j.ends.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
-            (emax - emin.max(j.start)).max(0.0)
-        };
-        if ns > 0.0 && culprit != self.index {
-            self.res
-                .waits
-                .entry((Pattern::JoinWait, j.path))
-                .or_default()
-                .add(ns, Some(culprit));
-            self.charge(culprit, &note, ns);
-        }
-    }
-
-    fn close_run(&mut self) {
-        let r = std::mem::take(&mut self.run);
-        let mut peers = r.peers;
-        peers.sort_unstable();
-        peers.dedup();
-        if peers.len() >= 3 {
-            let ns = r.total - r.longest;
-            self.res
-                .waits
-                .entry((Pattern::SerializedTransfers, r.path))
-                .or_default()
-                .add(ns, None);
-        }
-    }
-
-    /// A blocking transfer region ended: extend or close the run.
-    fn transfer(&mut self, f: &Frame, t: f64, peer: u32) {
-        let dur = (t - f.enter - f.wait).max(0.0);
-        if self.run.peers.is_empty()
-            || f.enter - self.run.end > RUN_GAP_NS
-            || self.run.peers.last() == Some(&peer)
-        {
-            self.close_run();
-            self.run.path = f.path;
-        }
-        self.run.end = t;
-        self.run.peers.push(peer);
-        self.run.total += dur;
-        self.run.longest = self.run.longest.max(dur);
-    }
-
     fn leave_stats(&mut self, f: Frame, t: f64) {
         let d = (t - f.enter).max(0.0);
         let s = &mut self.res.paths[f.path as usize];
@@ -886,39 +612,7 @@ impl<'a> LocPass<'a> {
     #[inline(never)]
     fn leave_special(&mut self, f: Frame, t: f64) {
         let kind = f.kind;
-        if matches!(kind, RegionKind::Send | RegionKind::SendRecv) {
-            for p in self.pending.iter_mut().rev() {
-                if p.leave.is_some() {
-                    break;
-                }
-                p.leave = Some(t);
-            }
-        }
-        if let Some((peer, bytes)) = f.xfer {
-            let blocking = matches!(
-                kind,
-                RegionKind::Send | RegionKind::Recv | RegionKind::Put | RegionKind::Get
-            );
-            if blocking {
-                self.transfer(&f, t, peer);
-            }
-            // A blocking one-sided transfer slower than its
-            // fastest: a request for the competing-transfer
-            // step (rma.rs).
-            let d = t - f.enter;
-            if matches!(kind, RegionKind::Put | RegionKind::Get)
-                && d > RMA_SLOW_NS
-                && d > 1.5 * self.res.paths[f.path as usize].min
-                && self.res.rma_slow.len() < RMA_REQUESTS
-            {
-                self.res.rma_slow.push((peer, f.enter, t, f.path));
-            }
-            if kind == RegionKind::Send && bytes <= SMALL_BYTES {
-                let e = self.res.small.entry(peer).or_insert((0, 0.0, f.path));
-                e.0 += 1;
-                e.1 += t - f.enter;
-            }
-        }
+        self.transfer_left(&f, t);
         if kind == RegionKind::Setup {
             self.setup_end = t;
         }
@@ -926,33 +620,7 @@ impl<'a> LocPass<'a> {
             kind,
             RegionKind::Wait | RegionKind::Lock | RegionKind::SemWait
         ) {
-            let failed = match kind {
-                RegionKind::Wait => self.last_msg < f.enter,
-                _ => self.last_got < f.enter,
-            };
-            // Failing waits of one call path in quick succession are one
-            // wait: a polling loop.
-            if failed {
-                self.res.paths[f.path as usize].idle += 1;
-                self.probe = Some(match self.probe {
-                    Some(p) if p.goes_on(f.path, f.enter) => Poll {
-                        left: t,
-                        waits: p.waits + 1,
-                        long: p.long + u64::from(f.enter - p.left > POLL_GAP_NS),
-                        ..p
-                    },
-                    _ => Poll {
-                        start: f.enter,
-                        path: f.path,
-                        kind,
-                        left: t,
-                        waits: 1,
-                        long: 0,
-                    },
-                });
-            } else if kind == RegionKind::Wait {
-                self.probe = None;
-            }
+            self.wait_left(&f, t);
         }
         if kind == RegionKind::ThreadJoin {
             if let Some(j) = self.join.as_mut() {
@@ -1027,66 +695,6 @@ impl<'a> LocPass<'a> {
         true
     }
 
-    /// Takes the answers that are there; with `wait`, blocks on the first
-    /// one missing.
-    fn answers(&mut self, board: &Board<Key, Val>, wait: bool) -> bool {
-        while let Some(p) = self.pending.front() {
-            if p.leave.is_none() && !wait {
-                return true;
-            }
-            let key = p.key;
-            if let std::collections::hash_map::Entry::Vacant(slot) = self.answers_in.entry(key) {
-                match board.take(&key) {
-                    Some(Val::Back { enters, loc }) => {
-                        slot.insert((enters, loc));
-                    }
-                    Some(_) => {
-                        self.pending.pop_front();
-                        self.res.unmatched += 1;
-                        continue;
-                    }
-                    None if wait && self.force => {
-                        self.force = false;
-                        self.pending.pop_front();
-                        self.res.unmatched += 1;
-                        continue;
-                    }
-                    None => {
-                        if wait {
-                            self.missing = Some(key);
-                        }
-                        return !wait;
-                    }
-                }
-            }
-            let p = self.pending.pop_front().expect("front exists");
-            let (r, loc, done) = match self.answers_in.get(&key) {
-                Some((enters, loc)) => {
-                    (enters.get(p.pos).copied(), *loc, p.pos + 1 >= enters.len())
-                }
-                None => (None, 0, true),
-            };
-            if done {
-                self.answers_in.remove(&key);
-            }
-            // Late Receiver: the send was still blocked when the receive
-            // was posted.
-            let leave = p.leave.unwrap_or(p.enter);
-            match r {
-                Some(r) if r > p.enter && leave >= r => {
-                    self.res
-                        .waits
-                        .entry((Pattern::LateReceiver, p.path))
-                        .or_default()
-                        .add(r - p.enter, Some(loc));
-                }
-                Some(_) => {}
-                None => self.res.unmatched += 1,
-            }
-        }
-        true
-    }
-
     /// Runs through the enters and leaves up to the next other event:
     /// region bookkeeping only.
     #[inline(never)]
@@ -1102,39 +710,6 @@ impl<'a> LocPass<'a> {
             self.res.last = Some(t);
             self.prev = Some(t);
             self.poll_answers(board);
-        }
-    }
-
-    /// Now and then, takes the answers that are there, which keeps the
-    /// sends awaiting theirs few.
-    #[inline]
-    fn poll_answers(&mut self, board: &Board<Key, Val>) {
-        if self.pending.len() > 64 && (self.res.events & 63) == 0 {
-            self.answers(board, false);
-        }
-    }
-
-    /// Posts the answers of channels whose batch is not full: the stream
-    /// is over.
-    fn flush(&mut self, board: &Board<Key, Val>) {
-        if self.flushed {
-            return;
-        }
-        self.flushed = true;
-        let mut out: Vec<_> = self.answers_out.drain().collect();
-        out.sort_by_key(|e| e.0);
-        for ((comm, peer, tag), (batch, enters)) in out {
-            if !enters.is_empty() {
-                let key = Key::Back(comm, peer, self.loc.rank, tag, batch);
-                board.post(
-                    key,
-                    Val::Back {
-                        enters,
-                        loc: self.index,
-                    },
-                    1,
-                );
-            }
         }
     }
 
@@ -1191,43 +766,6 @@ impl Pass for LocPass<'_> {
         self.missing
     }
 }
-
-crate::wire::fields!(Agg {
-    ns,
-    instances,
-    culprits,
-});
-crate::wire::fields!(PathStats {
-    parent,
-    region,
-    visits,
-    idle,
-    incl,
-    excl,
-    min,
-    max,
-});
-crate::wire::fields!(LocResult {
-    events,
-    first,
-    last,
-    paths,
-    waits,
-    delay,
-    propagated,
-    critical,
-    categories,
-    small,
-    blocks,
-    coll_sites,
-    rma,
-    cond_unpaired,
-    cond_posters,
-    rma_slow,
-    rma_competitors,
-    unmatched,
-    warning,
-});
 
 #[cfg(test)]
 mod tests {

@@ -4,11 +4,15 @@
 use parallax_model::event::{Event, EventKind};
 use parallax_model::region::RegionKind;
 
-use super::{behind, waiting, LocPass, Need, ObjNeed};
+use super::{behind, waiting, JoinGroup, LocPass, Need, ObjNeed};
+use crate::bottleneck::posts::Note;
 use crate::bottleneck::posts::{Key, Val};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
 use crate::replay::Board;
+
+/// Consecutive joins closer than this form one group, ns.
+const JOIN_GAP_NS: f64 = 100_000.0;
 
 impl LocPass<'_> {
     /// A synchronization on a shared object: posts for the consumer
@@ -130,6 +134,62 @@ impl LocPass<'_> {
         if (p > enter || self.res.events == 0) && src != me {
             self.cp.adopt(chain);
             self.cp.add(g, t - p.min(t));
+        }
+    }
+
+    pub(super) fn join(
+        &mut self,
+        enter: f64,
+        path: u32,
+        end: f64,
+        src: u32,
+        wait: f64,
+        note: Note,
+    ) {
+        let cont = self
+            .join
+            .as_ref()
+            .is_some_and(|j| enter - j.last_leave <= JOIN_GAP_NS);
+        if !cont {
+            self.close_join();
+            self.join = Some(JoinGroup {
+                start: enter,
+                last_leave: enter,
+                path,
+                ends: Vec::new(),
+                waits: 0.0,
+            });
+        }
+        if let Some(j) = self.join.as_mut() {
+            j.ends.push((end, src, note));
+            j.waits += wait;
+        }
+    }
+
+    /// A join group's waiting: for one join, all of it; for several, the
+    /// time the last thread ended after the first (what a balanced split
+    /// would have saved).
+    pub(super) fn close_join(&mut self) {
+        let Some(j) = self.join.take() else {
+            return;
+        };
+        let Some((emax, culprit, note)) = j.ends.iter().max_by(|a, b| a.0.total_cmp(&b.0)).cloned()
+        else {
+            return;
+        };
+        let ns = if j.ends.len() == 1 {
+            j.waits
+        } else {
+            let emin = j.ends.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+            (emax - emin.max(j.start)).max(0.0)
+        };
+        if ns > 0.0 && culprit != self.index {
+            self.res
+                .waits
+                .entry((Pattern::JoinWait, j.path))
+                .or_default()
+                .add(ns, Some(culprit));
+            self.charge(culprit, &note, ns);
         }
     }
 }
