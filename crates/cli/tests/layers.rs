@@ -187,6 +187,20 @@ fn code_of(path: &Path) -> String {
     }
 }
 
+/// The Rust files under `dir`, at any depth.
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(rust_files(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// The analysis crate's top-level modules and, for each, the other
 /// top-level modules its code names (`crate::m`, `crate::{m, ..}`).
 fn analysis_modules() -> BTreeMap<String, BTreeSet<String>> {
@@ -196,8 +210,7 @@ fn analysis_modules() -> BTreeMap<String, BTreeSet<String>> {
         let p = e.unwrap().path();
         let name = p.file_stem().unwrap().to_str().unwrap().to_string();
         if p.is_dir() {
-            let inner = std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path());
-            files.entry(name).or_default().extend(inner);
+            files.entry(name).or_default().extend(rust_files(&p));
         } else if name != "lib" {
             files.entry(name).or_default().push(p);
         }
