@@ -377,6 +377,78 @@ pub fn context_range((lo, hi): (f64, f64), removed_ns: f64) -> (f64, f64) {
     )
 }
 
+/// Whether the runtime records an event of kind `k` right after entering
+/// the region of its operation, with nothing of the program between: a
+/// lock request or release, the start of a collective or barrier, a
+/// semaphore post, an advance. The measured time from that enter to the
+/// event is the enter probe's cost in place, where both are the Rust
+/// runtime's own probes (`Costs::guarded`): the C entry points of the
+/// interposition library do more work around an event than around an
+/// enter.
+pub(super) fn follows_its_enter(k: &EventKind) -> bool {
+    matches!(
+        k,
+        EventKind::LockRequest { .. }
+            | EventKind::LockRelease { .. }
+            | EventKind::CollectiveBegin
+            | EventKind::SemPost { .. }
+            | EventKind::Advance { .. }
+    )
+}
+
+/// The probes' cost in place against their calibration, from the enters
+/// whose next event follows with nothing between (`follows_its_enter`):
+/// the running median of measured over calibrated cost, tracked a small
+/// step at a time. This machine's cores change speed from minute to
+/// minute and differ from each other (a fenced probe cost 56, 67 and
+/// 77 ns within an hour on one core, and 56 and 70 ns on two threads of
+/// one run), so a calibration at start-up or between runs can be off by
+/// a fifth for a thread; a location with such pairs follows its own.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InContext {
+    pub(super) ratio: f64,
+    /// The first samples, whose median starts the ratio.
+    first: [f64; InContext::FIRST],
+    seen: usize,
+}
+
+impl Default for InContext {
+    fn default() -> InContext {
+        InContext {
+            ratio: 1.0,
+            first: [0.0; InContext::FIRST],
+            seen: 0,
+        }
+    }
+}
+
+impl InContext {
+    const FIRST: usize = 9;
+    /// Step of the running median after the first samples.
+    const STEP: f64 = 0.004;
+    /// The ratio stays within these bounds.
+    const BOUNDS: (f64, f64) = (0.5, 2.0);
+
+    pub(super) fn sample(&mut self, r: f64) {
+        if !r.is_finite() {
+            return;
+        }
+        if self.seen < Self::FIRST {
+            self.first[self.seen] = r;
+            self.seen += 1;
+            let mut v = self.first;
+            let v = &mut v[..self.seen];
+            v.sort_by(f64::total_cmp);
+            self.ratio = v[v.len() / 2];
+        } else if r > self.ratio {
+            self.ratio += Self::STEP;
+        } else if r < self.ratio {
+            self.ratio -= Self::STEP;
+        }
+        self.ratio = self.ratio.clamp(Self::BOUNDS.0, Self::BOUNDS.1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

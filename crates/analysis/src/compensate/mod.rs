@@ -17,6 +17,7 @@
 
 pub mod costs;
 pub(crate) mod pass;
+mod posts;
 mod profile_only;
 mod schedule;
 mod sharing;
@@ -525,7 +526,7 @@ fn replay_once(
             Some(w),
         )?);
     }
-    let board = Board::new(pass::latest);
+    let board = Board::new(posts::latest);
     let outcome = replay::run_share(&mut passes, mine, &board, exec);
     let mut requests = pairing::Requests::default();
     for (p, &i) in passes.iter().zip(mine) {

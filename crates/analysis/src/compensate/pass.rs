@@ -9,46 +9,14 @@ use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
 use parallax_model::experiment::EventWriter;
 use parallax_model::profile::CallTree;
 
-use super::costs::Costs;
+use super::costs::{follows_its_enter, Costs, InContext};
+use super::posts::{Key, Stamp};
 use super::sharing::Sharing;
 use super::Convention;
-use crate::pairing::{Link, Object, OpenCollectives, Pairing};
+use crate::pairing::{Object, OpenCollectives, Pairing};
 use crate::profile::TreeBuilder;
-use crate::replay::{Board, Pass, Route, Status};
+use crate::replay::{Board, Pass, Status};
 use crate::trace::{Loc, Stream};
-use crate::wire::{Reader, Wire};
-
-/// What a dependent event waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Key {
-    /// The `seq`-th message from `src` to `dst` on (comm, tag).
-    Msg {
-        comm: u64,
-        src: u32,
-        dst: u32,
-        tag: u32,
-        seq: u64,
-    },
-    /// Every arrival at the `seq`-th collective on `comm`.
-    Arrivals { comm: u64, seq: u64 },
-    /// The root's arrival at the `seq`-th collective on `comm`.
-    Root { comm: u64, seq: u64 },
-    /// A producer of a shared object.
-    Obj(Link),
-}
-
-/// A post: the producer's approximated and measured times, ns.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stamp {
-    pub ta: f64,
-    pub tm: f64,
-}
-
-/// Merges arrivals: the latest of each.
-pub fn latest(a: &mut Stamp, b: &Stamp) {
-    a.ta = a.ta.max(b.ta);
-    a.tm = a.tm.max(b.tm);
-}
 
 /// Kinds of dependency, each with its own learned costs: messages,
 /// collectives, then one per kind of shared object.
@@ -697,78 +665,6 @@ fn round_tick(ns: f64) -> u64 {
     whole.saturating_add((x - whole as f64 >= 0.5) as u64)
 }
 
-/// Whether the runtime records an event of kind `k` right after entering
-/// the region of its operation, with nothing of the program between: a
-/// lock request or release, the start of a collective or barrier, a
-/// semaphore post, an advance. The measured time from that enter to the
-/// event is the enter probe's cost in place, where both are the Rust
-/// runtime's own probes (`Costs::guarded`): the C entry points of the
-/// interposition library do more work around an event than around an
-/// enter.
-fn follows_its_enter(k: &EventKind) -> bool {
-    matches!(
-        k,
-        EventKind::LockRequest { .. }
-            | EventKind::LockRelease { .. }
-            | EventKind::CollectiveBegin
-            | EventKind::SemPost { .. }
-            | EventKind::Advance { .. }
-    )
-}
-
-/// The probes' cost in place against their calibration, from the enters
-/// whose next event follows with nothing between (`follows_its_enter`):
-/// the running median of measured over calibrated cost, tracked a small
-/// step at a time. This machine's cores change speed from minute to
-/// minute and differ from each other (a fenced probe cost 56, 67 and
-/// 77 ns within an hour on one core, and 56 and 70 ns on two threads of
-/// one run), so a calibration at start-up or between runs can be off by
-/// a fifth for a thread; a location with such pairs follows its own.
-#[derive(Clone, Copy, Debug)]
-struct InContext {
-    ratio: f64,
-    /// The first samples, whose median starts the ratio.
-    first: [f64; InContext::FIRST],
-    seen: usize,
-}
-
-impl Default for InContext {
-    fn default() -> InContext {
-        InContext {
-            ratio: 1.0,
-            first: [0.0; InContext::FIRST],
-            seen: 0,
-        }
-    }
-}
-
-impl InContext {
-    const FIRST: usize = 9;
-    /// Step of the running median after the first samples.
-    const STEP: f64 = 0.004;
-    /// The ratio stays within these bounds.
-    const BOUNDS: (f64, f64) = (0.5, 2.0);
-
-    fn sample(&mut self, r: f64) {
-        if !r.is_finite() {
-            return;
-        }
-        if self.seen < Self::FIRST {
-            self.first[self.seen] = r;
-            self.seen += 1;
-            let mut v = self.first;
-            let v = &mut v[..self.seen];
-            v.sort_by(f64::total_cmp);
-            self.ratio = v[v.len() / 2];
-        } else if r > self.ratio {
-            self.ratio += Self::STEP;
-        } else if r < self.ratio {
-            self.ratio -= Self::STEP;
-        }
-        self.ratio = self.ratio.clamp(Self::BOUNDS.0, Self::BOUNDS.1);
-    }
-}
-
 fn next<K: std::hash::Hash + Eq>(m: &mut FastMap<K, u64>, k: K) -> u64 {
     let c = m.entry(k).or_insert(0);
     *c += 1;
@@ -807,60 +703,6 @@ impl Pass for LocPass<'_> {
     }
 }
 
-crate::wire::fields!(Stamp { ta, tm });
-
-impl Wire for Key {
-    fn put(&self, out: &mut Vec<u8>) {
-        match *self {
-            Key::Msg {
-                comm,
-                src,
-                dst,
-                tag,
-                seq,
-            } => {
-                out.push(0);
-                (comm, src, dst, tag, seq).put(out);
-            }
-            Key::Arrivals { comm, seq } => {
-                out.push(1);
-                (comm, seq).put(out);
-            }
-            Key::Root { comm, seq } => {
-                out.push(2);
-                (comm, seq).put(out);
-            }
-            Key::Obj(l) => {
-                out.push(3);
-                l.put(out);
-            }
-        }
-    }
-    fn get(r: &mut Reader<'_>) -> Self {
-        match u8::get(r) {
-            0 => {
-                let (comm, src, dst, tag, seq) = Wire::get(r);
-                Key::Msg {
-                    comm,
-                    src,
-                    dst,
-                    tag,
-                    seq,
-                }
-            }
-            1 => {
-                let (comm, seq) = Wire::get(r);
-                Key::Arrivals { comm, seq }
-            }
-            2 => {
-                let (comm, seq) = Wire::get(r);
-                Key::Root { comm, seq }
-            }
-            _ => Key::Obj(Link::get(r)),
-        }
-    }
-}
-
 crate::wire::fields!(LocStats {
     events,
     first,
@@ -876,15 +718,6 @@ crate::wire::fields!(LocStats {
     clamped,
     warning,
 });
-
-impl Route for Key {
-    fn reader_rank(&self) -> Option<u32> {
-        match *self {
-            Key::Msg { dst, .. } => Some(dst),
-            _ => None,
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {
