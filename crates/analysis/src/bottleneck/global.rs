@@ -156,7 +156,6 @@ pub fn assemble(
         ..Report::default()
     };
     let mut findings = Vec::new();
-    let n_locs = locs.len() as u32;
     let mut results = results;
     unpaired_conditions(&mut results);
     rep.uncontrollable_s += competing_rma(&mut results) * NS;
@@ -165,132 +164,9 @@ pub fn assemble(
         rep.events += res.events;
         rep.unmatched += res.unmatched;
         rep.warnings.extend(res.warning.iter().cloned());
-        // Wait states and the per-path patterns of the replay.
-        let mut waited: HashMap<u32, f64> = HashMap::new();
-        let mut keys: Vec<_> = res.waits.keys().copied().collect();
-        keys.sort();
-        for (pattern, path) in keys {
-            let agg = &res.waits[&(pattern, path)];
-            if pattern.is_wait_state() {
-                *waited.entry(path).or_insert(0.0) += agg.ns;
-            }
-            // A redundant barrier is worth a finding when it recurs.
-            let bar = if pattern == Pattern::RedundantBarrier {
-                if agg.instances < 10 {
-                    continue;
-                }
-                cx.bar_ns()
-            } else {
-                cx.bar_ns()
-            };
-            if agg.ns < bar {
-                continue;
-            }
-            let mut culprits = agg.culprits.clone();
-            culprits.sort_by_key(|c| c.0);
-            let ps = &res.paths[path as usize];
-            let detection = if pattern.is_wait_state() {
-                let kind = table.kind(ps.region);
-                let e = Entry {
-                    visits: ps.visits,
-                    total: ps.incl * NS,
-                    min: ps.min * NS,
-                    max: ps.max * NS,
-                };
-                let (method, flagged, expected) = filters::judge(cfg, kind.name(), n_locs, &e);
-                // A competing transfer's instances were each found half
-                // again slower than the path's fastest, with a competitor
-                // overlapping: the replay's own test. Two transfers sharing
-                // a target equally lose at most half of their time, so the
-                // share of the entry could never reach `wait_share`.
-                let replay = agg.ns >= cfg.wait_share * ps.incl || pattern == Pattern::CompetingRma;
-                let jitter = agg.ns * NS < cfg.min_instance_wait_s * agg.instances as f64
-                    || (agg.instances as f64)
-                        < cfg.min_instance_share * ps.visits.saturating_sub(ps.idle) as f64;
-                if (!flagged && !replay) || jitter {
-                    continue;
-                }
-                Some(Detection {
-                    method: if flagged { method } else { "replay" },
-                    mean_s: if ps.visits > 0 {
-                        e.total / ps.visits as f64
-                    } else {
-                        0.0
-                    },
-                    expected_s: expected,
-                })
-            } else {
-                None
-            };
-            findings.push(cx.finding(
-                pattern,
-                li,
-                res,
-                path,
-                agg.ns,
-                agg.instances,
-                &culprits,
-                detection,
-            ));
-        }
-        // Frequency: short, very frequent events, unless they are mostly
-        // waiting that a wait state explains (a loop polling MPI_Test).
-        let mut flagged_paths = Vec::new();
-        for (p, s) in res.paths.iter().enumerate().skip(1) {
-            let polled = waited.get(&(p as u32)).is_some_and(|&w| w >= 0.5 * s.incl);
-            if s.visits >= cfg.frequent_count
-                && !polled
-                && s.incl * NS / (s.visits as f64) <= cfg.frequent_mean_s
-                && s.incl >= cx.bar_ns()
-            {
-                flagged_paths.push(p as u32);
-                findings.push(cx.finding(
-                    Pattern::FrequentSmallEvents,
-                    li,
-                    res,
-                    p as u32,
-                    s.incl,
-                    s.visits,
-                    &[],
-                    None,
-                ));
-            }
-        }
-        // Many small transfers to one target.
-        let mut small: Vec<_> = res.small.iter().collect();
-        small.sort_by_key(|e| *e.0);
-        for (&target, &(count, ns, path)) in small {
-            if count >= cfg.frequent_count && ns >= cx.bar_ns() && !flagged_paths.contains(&path) {
-                let culprit = locs.iter().position(|l| l.rank == target && l.thread == 0);
-                let cs: Vec<(u32, f64)> = culprit.map(|c| (c as u32, ns)).into_iter().collect();
-                findings.push(cx.finding(
-                    Pattern::FrequentSmallEvents,
-                    li,
-                    res,
-                    path,
-                    ns,
-                    count,
-                    &cs,
-                    None,
-                ));
-            }
-        }
-        // What PPW calls uncontrollable: time in communication and
-        // synchronization beyond the fastest visit that no wait explains.
-        // A join waits for the joined thread's work, its cause by
-        // construction.
-        for (p, s) in res.paths.iter().enumerate().skip(1) {
-            let cat = table.category(s.region);
-            if s.visits > 0
-                && matches!(cat, Category::Communication | Category::Synchronization)
-                && table.kind(s.region) != RegionKind::ThreadJoin
-            {
-                let extra = s.incl
-                    - s.visits as f64 * s.min
-                    - waited.get(&(p as u32)).copied().unwrap_or(0.0);
-                rep.uncontrollable_s += extra.max(0.0) * NS;
-            }
-        }
+        let waited = wait_findings(&cx, li, res, &mut findings);
+        frequency_findings(&cx, li, res, &waited, &mut findings);
+        uncontrollable(&cx, res, &waited, &mut rep.uncontrollable_s);
         let span = match (res.first, res.last) {
             (Some(a), Some(b)) => (b - a).max(0.0),
             _ => 0.0,
@@ -318,6 +194,161 @@ pub fn assemble(
     });
     rep.findings = findings;
     rep
+}
+
+/// Location `li`'s wait states and other per-path patterns of its replay
+/// worth a finding; returns the waiting of each call path.
+fn wait_findings(
+    cx: &Ctx,
+    li: u32,
+    res: &LocResult,
+    findings: &mut Vec<Finding>,
+) -> HashMap<u32, f64> {
+    let (cfg, table) = (cx.cfg, cx.table);
+    // Wait states and the per-path patterns of the replay.
+    let mut waited: HashMap<u32, f64> = HashMap::new();
+    let mut keys: Vec<_> = res.waits.keys().copied().collect();
+    keys.sort();
+    for (pattern, path) in keys {
+        let agg = &res.waits[&(pattern, path)];
+        if pattern.is_wait_state() {
+            *waited.entry(path).or_insert(0.0) += agg.ns;
+        }
+        // A redundant barrier is worth a finding when it recurs.
+        let bar = if pattern == Pattern::RedundantBarrier {
+            if agg.instances < 10 {
+                continue;
+            }
+            cx.bar_ns()
+        } else {
+            cx.bar_ns()
+        };
+        if agg.ns < bar {
+            continue;
+        }
+        let mut culprits = agg.culprits.clone();
+        culprits.sort_by_key(|c| c.0);
+        let ps = &res.paths[path as usize];
+        let detection = if pattern.is_wait_state() {
+            let kind = table.kind(ps.region);
+            let e = Entry {
+                visits: ps.visits,
+                total: ps.incl * NS,
+                min: ps.min * NS,
+                max: ps.max * NS,
+            };
+            let (method, flagged, expected) =
+                filters::judge(cfg, kind.name(), cx.locs.len() as u32, &e);
+            // A competing transfer's instances were each found half
+            // again slower than the path's fastest, with a competitor
+            // overlapping: the replay's own test. Two transfers sharing
+            // a target equally lose at most half of their time, so the
+            // share of the entry could never reach `wait_share`.
+            let replay = agg.ns >= cfg.wait_share * ps.incl || pattern == Pattern::CompetingRma;
+            let jitter = agg.ns * NS < cfg.min_instance_wait_s * agg.instances as f64
+                || (agg.instances as f64)
+                    < cfg.min_instance_share * ps.visits.saturating_sub(ps.idle) as f64;
+            if (!flagged && !replay) || jitter {
+                continue;
+            }
+            Some(Detection {
+                method: if flagged { method } else { "replay" },
+                mean_s: if ps.visits > 0 {
+                    e.total / ps.visits as f64
+                } else {
+                    0.0
+                },
+                expected_s: expected,
+            })
+        } else {
+            None
+        };
+        findings.push(cx.finding(
+            pattern,
+            li,
+            res,
+            path,
+            agg.ns,
+            agg.instances,
+            &culprits,
+            detection,
+        ));
+    }
+    waited
+}
+
+/// Location `li`'s short, very frequent events and many small transfers
+/// to one target.
+fn frequency_findings(
+    cx: &Ctx,
+    li: u32,
+    res: &LocResult,
+    waited: &HashMap<u32, f64>,
+    findings: &mut Vec<Finding>,
+) {
+    let (cfg, locs) = (cx.cfg, cx.locs);
+    // Frequency: short, very frequent events, unless they are mostly
+    // waiting that a wait state explains (a loop polling MPI_Test).
+    let mut flagged_paths = Vec::new();
+    for (p, s) in res.paths.iter().enumerate().skip(1) {
+        let polled = waited.get(&(p as u32)).is_some_and(|&w| w >= 0.5 * s.incl);
+        if s.visits >= cfg.frequent_count
+            && !polled
+            && s.incl * NS / (s.visits as f64) <= cfg.frequent_mean_s
+            && s.incl >= cx.bar_ns()
+        {
+            flagged_paths.push(p as u32);
+            findings.push(cx.finding(
+                Pattern::FrequentSmallEvents,
+                li,
+                res,
+                p as u32,
+                s.incl,
+                s.visits,
+                &[],
+                None,
+            ));
+        }
+    }
+    // Many small transfers to one target.
+    let mut small: Vec<_> = res.small.iter().collect();
+    small.sort_by_key(|e| *e.0);
+    for (&target, &(count, ns, path)) in small {
+        if count >= cfg.frequent_count && ns >= cx.bar_ns() && !flagged_paths.contains(&path) {
+            let culprit = locs.iter().position(|l| l.rank == target && l.thread == 0);
+            let cs: Vec<(u32, f64)> = culprit.map(|c| (c as u32, ns)).into_iter().collect();
+            findings.push(cx.finding(
+                Pattern::FrequentSmallEvents,
+                li,
+                res,
+                path,
+                ns,
+                count,
+                &cs,
+                None,
+            ));
+        }
+    }
+}
+
+/// Adds location `res`'s uncontrollable time to `total_s`.
+fn uncontrollable(cx: &Ctx, res: &LocResult, waited: &HashMap<u32, f64>, total_s: &mut f64) {
+    let table = cx.table;
+    // What PPW calls uncontrollable: time in communication and
+    // synchronization beyond the fastest visit that no wait explains.
+    // A join waits for the joined thread's work, its cause by
+    // construction.
+    for (p, s) in res.paths.iter().enumerate().skip(1) {
+        let cat = table.category(s.region);
+        if s.visits > 0
+            && matches!(cat, Category::Communication | Category::Synchronization)
+            && table.kind(s.region) != RegionKind::ThreadJoin
+        {
+            let extra =
+                s.incl - s.visits as f64 * s.min - waited.get(&(p as u32)).copied().unwrap_or(0.0);
+            *total_s += extra.max(0.0) * NS;
+        }
+    }
 }
 
 impl Report {
