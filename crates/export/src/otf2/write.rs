@@ -352,6 +352,70 @@ impl LocState {
                 Some(b) => f::OTF2_EvtWriter_BufferFlush(w, none, b, t),
                 None => return Ok(()),
             },
+            Send { .. }
+            | Recv { .. }
+            | IsendBegin { .. }
+            | IsendComplete { .. }
+            | IrecvBegin { .. }
+            | IrecvComplete { .. }
+            | CollectiveBegin
+            | CollectiveEnd { .. } => self.message(t, kind, l, defs),
+            LockRequest { lock } => self.param(t, 0, lock, a, Some((ATTR_LOCK, lock))),
+            LockAcquired { lock } => {
+                let e = lock_entry(lock, defs);
+                let (id, order) = (e.0, e.1);
+                e.1 += 1;
+                f::OTF2_AttributeList_AddUint64(a, ATTR_LOCK, lock);
+                f::OTF2_EvtWriter_ThreadAcquireLock(w, a, t, f::PARADIGM_PTHREAD, id, order)
+            }
+            LockRelease { lock } => {
+                let e = lock_entry(lock, defs);
+                let (id, order) = (e.0, e.1.saturating_sub(1));
+                f::OTF2_AttributeList_AddUint64(a, ATTR_LOCK, lock);
+                f::OTF2_EvtWriter_ThreadReleaseLock(w, a, t, f::PARADIGM_PTHREAD, id, order)
+            }
+            SemPost { sem } => self.param(t, 1, sem, a, None),
+            SemAcquired { sem } => self.param(t, 2, sem, a, None),
+            Advance { var, index } => self.param(t, 3, index, a, Some((ATTR_VAR, var))),
+            AwaitDone { var, index } => self.param(t, 4, index, a, Some((ATTR_VAR, var))),
+            Iteration { loop_id, index } => self.param(t, 5, index, a, Some((ATTR_LOOP, loop_id))),
+            Skipped { calls } => self.param(t, 6, calls, a, None),
+            ThreadCreate { token } => {
+                f::OTF2_EvtWriter_ThreadCreate(w, none, t, self.thread_comm, token)
+            }
+            ThreadBegin { token } => {
+                f::OTF2_EvtWriter_ThreadBegin(w, none, t, self.thread_comm, token)
+            }
+            ThreadEnd { token } => f::OTF2_EvtWriter_ThreadEnd(w, none, t, self.thread_comm, token),
+            ThreadJoin { token } => {
+                f::OTF2_EvtWriter_ThreadWait(w, none, t, self.thread_comm, token)
+            }
+            Fork { team, size } => {
+                f::OTF2_AttributeList_AddUint64(a, ATTR_TEAM, team);
+                f::OTF2_EvtWriter_ThreadFork(w, a, t, f::PARADIGM_OPENMP, size)
+            }
+            Join { team } => {
+                f::OTF2_AttributeList_AddUint64(a, ATTR_TEAM, team);
+                f::OTF2_EvtWriter_ThreadJoin(w, a, t, f::PARADIGM_OPENMP)
+            }
+            Put { .. } | Get { .. } | Atomic { .. } | RmaComplete { .. } | ValueReached { .. } => {
+                self.rma(t, kind, defs)
+            }
+            Metric { .. } | Mark { .. } => self.value(t, kind, l, defs),
+        };
+        self.count += 1;
+        check(code, kind.name())
+    }
+
+    /// A message or collective event's record.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Self::event`].
+    unsafe fn message(&mut self, t: u64, kind: &EventKind, l: &Loc, defs: &mut Defs) -> ErrorCode {
+        use EventKind::*;
+        let (w, none) = (self.w, ptr::null_mut());
+        match *kind {
             Send {
                 peer,
                 tag,
@@ -415,44 +479,20 @@ impl LocState {
                 sent,
                 received,
             ),
-            LockRequest { lock } => self.param(t, 0, lock, a, Some((ATTR_LOCK, lock))),
-            LockAcquired { lock } => {
-                let e = lock_entry(lock, defs);
-                let (id, order) = (e.0, e.1);
-                e.1 += 1;
-                f::OTF2_AttributeList_AddUint64(a, ATTR_LOCK, lock);
-                f::OTF2_EvtWriter_ThreadAcquireLock(w, a, t, f::PARADIGM_PTHREAD, id, order)
-            }
-            LockRelease { lock } => {
-                let e = lock_entry(lock, defs);
-                let (id, order) = (e.0, e.1.saturating_sub(1));
-                f::OTF2_AttributeList_AddUint64(a, ATTR_LOCK, lock);
-                f::OTF2_EvtWriter_ThreadReleaseLock(w, a, t, f::PARADIGM_PTHREAD, id, order)
-            }
-            SemPost { sem } => self.param(t, 1, sem, a, None),
-            SemAcquired { sem } => self.param(t, 2, sem, a, None),
-            Advance { var, index } => self.param(t, 3, index, a, Some((ATTR_VAR, var))),
-            AwaitDone { var, index } => self.param(t, 4, index, a, Some((ATTR_VAR, var))),
-            Iteration { loop_id, index } => self.param(t, 5, index, a, Some((ATTR_LOOP, loop_id))),
-            Skipped { calls } => self.param(t, 6, calls, a, None),
-            ThreadCreate { token } => {
-                f::OTF2_EvtWriter_ThreadCreate(w, none, t, self.thread_comm, token)
-            }
-            ThreadBegin { token } => {
-                f::OTF2_EvtWriter_ThreadBegin(w, none, t, self.thread_comm, token)
-            }
-            ThreadEnd { token } => f::OTF2_EvtWriter_ThreadEnd(w, none, t, self.thread_comm, token),
-            ThreadJoin { token } => {
-                f::OTF2_EvtWriter_ThreadWait(w, none, t, self.thread_comm, token)
-            }
-            Fork { team, size } => {
-                f::OTF2_AttributeList_AddUint64(a, ATTR_TEAM, team);
-                f::OTF2_EvtWriter_ThreadFork(w, a, t, f::PARADIGM_OPENMP, size)
-            }
-            Join { team } => {
-                f::OTF2_AttributeList_AddUint64(a, ATTR_TEAM, team);
-                f::OTF2_EvtWriter_ThreadJoin(w, a, t, f::PARADIGM_OPENMP)
-            }
+            _ => unreachable!("only message events come here"),
+        }
+    }
+
+    /// A one-sided (RMA) event's record.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Self::event`].
+    unsafe fn rma(&mut self, t: u64, kind: &EventKind, defs: &mut Defs) -> ErrorCode {
+        use EventKind::*;
+        let (w, a, none) = (self.w, self.attrs, ptr::null_mut());
+        defs.uses_rma = true;
+        match *kind {
             Put {
                 target,
                 bytes,
@@ -499,6 +539,19 @@ impl LocState {
                 f::OTF2_AttributeList_AddUint64(a, ATTR_ADDR, addr);
                 f::OTF2_EvtWriter_RmaWaitChange(w, a, t, 0)
             }
+            _ => unreachable!("only one-sided events come here"),
+        }
+    }
+
+    /// A metric sample's or a mark's record.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Self::event`].
+    unsafe fn value(&mut self, t: u64, kind: &EventKind, l: &Loc, defs: &mut Defs) -> ErrorCode {
+        use EventKind::*;
+        let (w, none) = (self.w, ptr::null_mut());
+        match *kind {
             Metric { metric, value } => {
                 let next = defs.metrics.len() as u32;
                 let r = *defs.metrics.entry((l.process, metric)).or_insert_with(|| {
@@ -520,9 +573,8 @@ impl LocState {
                 let p = *defs.params.entry(name).or_insert(next);
                 f::OTF2_EvtWriter_ParameterInt(w, none, t, p, value)
             }
-        };
-        self.count += 1;
-        check(code, kind.name())
+            _ => unreachable!("only metrics and marks come here"),
+        }
     }
 
     /// A `ParameterUnsignedInt` of one of the `EVENT_PARAMS`.
