@@ -30,7 +30,9 @@ echo "same-output: building this checkout and $base" >&2
 cargo build --quiet --release --bin parallax --bin parallax-bench
 cargo build --quiet --release -p parallax-preload
 new=$root/target/release/parallax
-if [ ! -d "$work/base-src" ]; then
+if [ -d "$work/base-src" ]; then
+    git -C "$work/base-src" checkout --quiet --detach "$base"
+else
     git worktree add --quiet --detach "$work/base-src" "$base"
 fi
 # The reference build keeps its own target directory: its outputs must

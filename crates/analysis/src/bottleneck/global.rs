@@ -215,15 +215,7 @@ fn wait_findings(
             *waited.entry(path).or_insert(0.0) += agg.ns;
         }
         // A redundant barrier is worth a finding when it recurs.
-        let bar = if pattern == Pattern::RedundantBarrier {
-            if agg.instances < 10 {
-                continue;
-            }
-            cx.bar_ns()
-        } else {
-            cx.bar_ns()
-        };
-        if agg.ns < bar {
+        if (pattern == Pattern::RedundantBarrier && agg.instances < 10) || agg.ns < cx.bar_ns() {
             continue;
         }
         let mut culprits = agg.culprits.clone();

@@ -273,16 +273,7 @@ impl<'a> LocPass<'a> {
         table: &'a Table,
         t0: f64,
     ) -> Result<LocPass<'a>, parallax_model::Error> {
-        let root = PathStats {
-            parent: 0,
-            region: regions::OUTSIDE,
-            visits: 0,
-            idle: 0,
-            incl: 0.0,
-            excl: 0.0,
-            min: f64::INFINITY,
-            max: 0.0,
-        };
+        let root = PathStats::unvisited(0, regions::OUTSIDE);
         Ok(LocPass {
             index: index as u32,
             process: loc.process,
@@ -385,16 +376,7 @@ impl<'a> LocPass<'a> {
                 cat: kind.category(),
                 slots: Default::default(),
             });
-            paths.push(PathStats {
-                parent,
-                region: g,
-                visits: 0,
-                idle: 0,
-                incl: 0.0,
-                excl: 0.0,
-                min: f64::INFINITY,
-                max: 0.0,
-            });
+            paths.push(PathStats::unvisited(parent, g));
             n
         })
     }

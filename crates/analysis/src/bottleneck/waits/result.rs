@@ -54,6 +54,22 @@ pub struct PathStats {
     pub max: f64,
 }
 
+impl PathStats {
+    /// Call path `region` under `parent`, not visited yet.
+    pub(super) fn unvisited(parent: u32, region: u32) -> PathStats {
+        PathStats {
+            parent,
+            region,
+            visits: 0,
+            idle: 0,
+            incl: 0.0,
+            excl: 0.0,
+            min: f64::INFINITY,
+            max: 0.0,
+        }
+    }
+}
+
 /// What one location's replay found.
 #[derive(Debug, Default)]
 pub struct LocResult {
