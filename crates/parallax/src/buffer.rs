@@ -95,8 +95,8 @@ impl Buffer {
 
     /// A buffer in `sink`, the state's own bytes: one record at a time,
     /// dropped at the next probe.
-    pub(crate) fn sink(sink: &mut Sink) -> Buffer {
-        let map = sink as *mut Sink as *mut u8;
+    pub(crate) fn sink(sink: *mut Sink) -> Buffer {
+        let map = sink as *mut u8;
         let b = Buffer {
             map,
             mapped: 0,

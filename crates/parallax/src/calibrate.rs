@@ -25,7 +25,7 @@ use parallax_model::experiment::Calibration;
 use crate::clock;
 use crate::process::{PROFILE, TRACE};
 use crate::region::{self, Callsite, PreservingGuard, RegionGuard};
-use crate::thread::{self, ThreadState};
+use crate::thread::{self, NewState, ThreadState};
 
 const BATCH: usize = 256;
 
@@ -277,9 +277,12 @@ fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> Option<R> {
         crate::failsafe::note_memory_short();
         return None;
     };
-    scratch.install(buffer);
-    scratch.set_modes(mode.traces(), mode.profiles());
-    let st: *mut ThreadState = Box::into_raw(scratch);
+    let mut local = scratch.local();
+    let mut g = local.state().lock();
+    local.install(&mut g, buffer);
+    drop(g);
+    local.set_modes(mode.traces(), mode.profiles());
+    let st: *mut ThreadState = scratch.into_raw();
     let flags = if mode.traces() { TRACE } else { 0 } | if mode.profiles() { PROFILE } else { 0 };
     CAL.store(flags, Relaxed);
     let own = thread::swap_state(st);
@@ -288,7 +291,7 @@ fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> Option<R> {
     CAL.store(0, Relaxed);
     // Safety: the scratch state is no thread's any more, and no flusher
     // knows it.
-    drop(unsafe { Box::from_raw(st) });
+    drop(unsafe { NewState::from_raw(st) });
     Some(r)
 }
 

@@ -185,7 +185,7 @@ pub fn thread_number() -> Option<u32> {
     if f == 0 || f & UNINIT != 0 {
         return None;
     }
-    thread::with(|st| st.thread)
+    thread::with(|st| st.thread())
 }
 
 /// Location `thread` called each `(region, calls)` of `calls` (compiler-

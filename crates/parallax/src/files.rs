@@ -104,6 +104,10 @@ pub(crate) fn write_all(fd: i32, parts: &[&[u8]]) -> Result<(), i32> {
 /// `dir` (a descriptor), opened for this write only: a thread's event file
 /// takes no descriptor between its writes.
 pub(crate) fn append_to(dir: i32, name: &[u8; NAME], parts: &[&[u8]]) -> Result<(), i32> {
+    if dir < 0 {
+        // No experiment directory (measurement ended, or a scratch state).
+        return Err(libc::EBADF);
+    }
     // Safety: a NUL-terminated name.
     let fd = unsafe {
         libc::openat(

@@ -41,12 +41,15 @@ pub mod config;
 pub mod events;
 pub mod failsafe;
 mod files;
+mod losses;
 pub mod preserving;
 mod process;
 mod profile;
+mod rank_dir;
 mod region;
 mod signals;
 mod spawn;
+mod states;
 pub mod sync;
 mod thread;
 

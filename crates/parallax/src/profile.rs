@@ -1,106 +1,413 @@
 //! The per-thread call-path tree of profile mode.
 //!
-//! Nodes live in one vector, parents before children; each node keeps the
+//! Nodes live in one array, parents before children; each node keeps the
 //! child it entered last, so a loop that calls the same function again finds
 //! its node with one comparison. Memory is bounded: once `max_nodes` paths
 //! exist, new paths are counted in one overflow node, and frames deeper than
 //! `max_depth` are counted but not profiled.
+//!
+//! The owning thread updates its profile while another thread may encode
+//! it (closing every state at exit, or in a signal handler). So everything
+//! the encoder reads is held in atomics, which the owner updates with
+//! relaxed loads and stores (plain moves, as plain fields would be), and
+//! the node array never moves under a reader: when it grows, the old one is
+//! kept until the profile is dropped. The owner's own bookkeeping is in
+//! [`Profile`]; what any thread may read is [`Published`].
+
+use std::alloc::{self, Layout};
+use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 
 use parallax_model::event::{RegionId, OVERFLOW_REGION, SKIPPED_REGION};
 use parallax_model::profile::{self, Stats};
 
 const NONE: u32 = u32::MAX;
-/// Nodes the tree grows by.
+/// Nodes the tree grows by, at least.
 const NODES_AT_ONCE: usize = 256;
 const ROOT: u32 = 0;
 
-#[derive(Clone, Debug)]
+/// [`Stats`] in atomics: written by the owner only, read by anyone.
+struct AtomicStats {
+    count: AtomicU64,
+    inclusive: AtomicU64,
+    exclusive: AtomicU64,
+    min: AtomicU64,
+    max: AtomicU64,
+    /// The bits of an `f64`.
+    sum_sq: AtomicU64,
+}
+
+impl AtomicStats {
+    fn new(s: &Stats) -> AtomicStats {
+        AtomicStats {
+            count: AtomicU64::new(s.count),
+            inclusive: AtomicU64::new(s.inclusive),
+            exclusive: AtomicU64::new(s.exclusive),
+            min: AtomicU64::new(s.min),
+            max: AtomicU64::new(s.max),
+            sum_sq: AtomicU64::new(s.sum_sq.to_bits()),
+        }
+    }
+
+    #[inline(always)]
+    fn load(&self) -> Stats {
+        Stats {
+            count: self.count.load(Relaxed),
+            inclusive: self.inclusive.load(Relaxed),
+            exclusive: self.exclusive.load(Relaxed),
+            min: self.min.load(Relaxed),
+            max: self.max.load(Relaxed),
+            sum_sq: f64::from_bits(self.sum_sq.load(Relaxed)),
+        }
+    }
+
+    /// Owner only.
+    #[inline(always)]
+    fn store(&self, s: &Stats) {
+        self.count.store(s.count, Relaxed);
+        self.inclusive.store(s.inclusive, Relaxed);
+        self.exclusive.store(s.exclusive, Relaxed);
+        self.min.store(s.min, Relaxed);
+        self.max.store(s.max, Relaxed);
+        self.sum_sq.store(s.sum_sq.to_bits(), Relaxed);
+    }
+}
+
+/// One call path. `region` and `parent` are set before the node is
+/// published and never change; the links are the owner's.
 struct Node {
-    region: RegionId,
-    parent: u32,
-    first_child: u32,
-    next_sibling: u32,
-    hot: u32,
-    stats: Stats,
+    region: AtomicU32,
+    parent: AtomicU32,
+    first_child: AtomicU32,
+    next_sibling: AtomicU32,
+    hot: AtomicU32,
+    stats: AtomicStats,
 }
 
-#[derive(Clone, Copy, Debug)]
+impl Node {
+    fn new(region: RegionId, parent: u32) -> Node {
+        Node {
+            region: AtomicU32::new(region),
+            parent: AtomicU32::new(parent),
+            first_child: AtomicU32::new(NONE),
+            next_sibling: AtomicU32::new(NONE),
+            hot: AtomicU32::new(NONE),
+            stats: AtomicStats::new(&Stats::EMPTY),
+        }
+    }
+
+    /// Makes this node `n`, with atomic stores only.
+    fn set(&self, n: &Node) {
+        for (a, b) in [
+            (&self.region, &n.region),
+            (&self.parent, &n.parent),
+            (&self.first_child, &n.first_child),
+            (&self.next_sibling, &n.next_sibling),
+            (&self.hot, &n.hot),
+        ] {
+            a.store(b.load(Relaxed), Relaxed);
+        }
+        self.stats.store(&n.stats.load());
+    }
+
+    fn copy(&self) -> Node {
+        Node {
+            region: AtomicU32::new(self.region.load(Relaxed)),
+            parent: AtomicU32::new(self.parent.load(Relaxed)),
+            first_child: AtomicU32::new(self.first_child.load(Relaxed)),
+            next_sibling: AtomicU32::new(self.next_sibling.load(Relaxed)),
+            hot: AtomicU32::new(self.hot.load(Relaxed)),
+            stats: AtomicStats::new(&self.stats.load()),
+        }
+    }
+}
+
+/// An open visit.
 struct Frame {
-    node: u32,
-    start: u64,
-    children: u64,
+    node: AtomicU32,
+    start: AtomicU64,
+    /// Time spent in children that returned.
+    children: AtomicU64,
 }
 
-/// Laid out as declared: the probes' fields first.
-#[derive(Debug)]
-#[repr(C)]
+/// A node array, with the array it replaced (kept: a reader may still be
+/// in it). Immutable once published, but for its nodes' atomics.
+struct Array {
+    nodes: NonNull<Node>,
+    cap: usize,
+    older: *mut Array,
+}
+
+impl Array {
+    /// Room for `cap` nodes, none initialized; `None` if memory is short.
+    fn try_new(cap: usize, older: *mut Array) -> Option<NonNull<Array>> {
+        let layout = Layout::array::<Node>(cap).ok()?;
+        // Safety: `cap` > 0, so the layout is not zero-sized.
+        let nodes = NonNull::new(unsafe { alloc::alloc(layout) } as *mut Node)?;
+        let array = Box::new(Array { nodes, cap, older });
+        Some(NonNull::from(Box::leak(array)))
+    }
+}
+
+/// What any thread may read of a profile: the published nodes and the
+/// open frames. Lives as long as its [`Profile`].
+pub(crate) struct Published {
+    array: AtomicPtr<Array>,
+    /// Nodes initialized in the current array (stored after each new one).
+    len: AtomicUsize,
+    frames: NonNull<Frame>,
+    max_depth: usize,
+    /// Frames open (stored after each push and pop).
+    depth: AtomicUsize,
+    /// Visits that were merged into the overflow node or were too deep.
+    pub(crate) dropped: AtomicU64,
+}
+
+// Safety: every field another thread reads is an atomic, or immutable
+// while it may be read (the arrays, the frames).
+unsafe impl Sync for Published {}
+unsafe impl Send for Published {}
+
+impl Published {
+    /// Bytes [`Published::encode_into`] needs for every node.
+    pub(crate) fn encoded_len(&self) -> usize {
+        profile::MAX_HEADER_LEN + self.len.load(Acquire) * profile::MAX_NODE_LEN
+    }
+
+    /// The initialized nodes.
+    fn nodes(&self) -> &[Node] {
+        // `len` first: any array published after `len` nodes were
+        // initialized holds at least those (a new array starts as a copy).
+        let len = self.len.load(Acquire);
+        let a = self.array.load(Acquire);
+        // Safety: arrays live as long as the profile, and the first `len`
+        // nodes of this one are initialized (above).
+        unsafe { std::slice::from_raw_parts((*a).nodes.as_ptr(), len.min((*a).cap)) }
+    }
+
+    /// The open frames, outermost first.
+    fn frames(&self) -> &[Frame] {
+        let depth = self.depth.load(Acquire).min(self.max_depth);
+        // Safety: all `max_depth` frames are initialized and live as long as
+        // the profile.
+        unsafe { std::slice::from_raw_parts(self.frames.as_ptr(), depth) }
+    }
+
+    /// Encodes the tree as a profile block payload into `out`, as many
+    /// nodes as fit (parents come first, so any prefix is a tree), and
+    /// returns the length. With `close_at`, the visits in progress count as
+    /// if they ended then. Allocates nothing: usable in signal handlers.
+    /// The owner may go on meanwhile: each value read is one it wrote.
+    pub(crate) fn encode_into(&self, thread: u32, close_at: Option<u64>, out: &mut [u8]) -> usize {
+        if out.len() < profile::MAX_HEADER_LEN {
+            return 0;
+        }
+        let nodes = self.nodes();
+        let mut open = match close_at {
+            Some(t) => OpenVisits::new(self.frames(), t),
+            None => OpenVisits::new(&[], 0),
+        };
+        let base = out.as_mut_ptr();
+        let room = out.len();
+        let mut written = 0u64;
+        // Safety: every write is preceded by a check that the largest
+        // encoding of the item fits in `out`.
+        unsafe {
+            let mut p = profile::put_header(base, thread, 0);
+            for (i, n) in nodes.iter().enumerate().skip(1) {
+                if (p.offset_from(base) as usize) + profile::MAX_NODE_LEN > room {
+                    break;
+                }
+                let mut stats = n.stats.load();
+                open.add_to(i as u32, &mut stats);
+                // Node 0 is the hidden root: indices shift by one.
+                let parent = match n.parent.load(Relaxed) {
+                    ROOT => None,
+                    q => Some(q - 1),
+                };
+                p = profile::put_node(p, parent, n.region.load(Relaxed), &stats);
+                written += 1;
+            }
+            profile::put_header(base, thread, written);
+            p.offset_from(base) as usize
+        }
+    }
+}
+
+/// The visits in progress, ended at one time for an encoding (the profile
+/// itself is left as it is: its owner may go on).
+struct OpenVisits<'a> {
+    frames: &'a [Frame],
+    end: u64,
+    /// Frames before this one belong to nodes already encoded.
+    next: usize,
+}
+
+impl OpenVisits<'_> {
+    fn new(frames: &[Frame], end: u64) -> OpenVisits<'_> {
+        OpenVisits {
+            frames,
+            end,
+            next: 0,
+        }
+    }
+
+    fn length(&self, k: usize) -> u64 {
+        self.frames
+            .get(k)
+            .map_or(0, |f| self.end.saturating_sub(f.start.load(Relaxed)))
+    }
+
+    /// Adds to `stats` the open visits of `node`, innermost first, as
+    /// leaving them one by one would. Call in node order: a deeper frame's
+    /// node comes no earlier in the array (a child is made after its
+    /// parent; the overflow node, last, may repeat), so one pass over the
+    /// frames serves the whole encoding.
+    fn add_to(&mut self, node: u32, stats: &mut Stats) {
+        let node_of = |k: usize| self.frames.get(k).map(|f| f.node.load(Relaxed));
+        while node_of(self.next).is_some_and(|n| n < node) {
+            self.next += 1;
+        }
+        let first = self.next;
+        while node_of(self.next) == Some(node) {
+            self.next += 1;
+        }
+        for k in (first..self.next).rev() {
+            let f = &self.frames[k];
+            let children = f.children.load(Relaxed).saturating_add(self.length(k + 1));
+            stats.add(self.length(k), children);
+        }
+    }
+}
+
+/// The owner's side of a profile.
 pub(crate) struct Profile {
-    nodes: Vec<Node>,
-    stack: Vec<Frame>,
+    published: NonNull<Published>,
+    /// The current array's nodes: `len` in the tree, `filled` ever
+    /// initialized, room for `cap`.
+    nodes: NonNull<Node>,
+    len: usize,
+    filled: usize,
+    cap: usize,
+    frames: NonNull<Frame>,
+    depth: usize,
+    /// Frames beyond `max_depth` now open.
     deep: u64,
     cur: u32,
     overflow: u32,
     max_nodes: usize,
     max_depth: usize,
-    /// Visits that were merged into the overflow node or were too deep.
-    pub(crate) dropped: u64,
 }
 
+// Safety: a profile is used by one thread at a time; what others read
+// through `Published` is made for that.
+unsafe impl Send for Profile {}
+
 impl Profile {
-    /// An empty profile, made without aborting: `None` if memory is short
-    /// for its frame stack.
+    /// An empty profile, made without aborting: `None` if memory is short.
     pub(crate) fn try_new(max_nodes: usize, max_depth: usize) -> Option<Profile> {
-        let mut stack = Vec::new();
-        stack.try_reserve_exact(max_depth).ok()?;
-        let mut nodes = Vec::new();
-        nodes.try_reserve(NODES_AT_ONCE).ok()?;
+        let mut frames = Vec::new();
+        frames.try_reserve_exact(max_depth).ok()?;
+        frames.extend((0..max_depth).map(|_| Frame {
+            node: AtomicU32::new(ROOT),
+            start: AtomicU64::new(0),
+            children: AtomicU64::new(0),
+        }));
+        let frames = Box::leak(frames.into_boxed_slice());
+        let frames = NonNull::from(frames).cast::<Frame>();
+        let Some(array) = Array::try_new(NODES_AT_ONCE, ptr::null_mut()) else {
+            // Safety: leaked just above, as a slice of `max_depth`.
+            drop(unsafe {
+                Box::from_raw(ptr::slice_from_raw_parts_mut(frames.as_ptr(), max_depth))
+            });
+            return None;
+        };
+        let published = Box::new(Published {
+            array: AtomicPtr::new(array.as_ptr()),
+            len: AtomicUsize::new(0),
+            frames,
+            max_depth,
+            depth: AtomicUsize::new(0),
+            dropped: AtomicU64::new(0),
+        });
         let mut p = Profile {
-            nodes,
-            stack,
-            cur: ROOT,
+            published: NonNull::from(Box::leak(published)),
+            // Safety: just made.
+            nodes: unsafe { array.as_ref() }.nodes,
+            len: 0,
+            filled: 0,
+            cap: NODES_AT_ONCE,
+            frames,
+            depth: 0,
             deep: 0,
+            cur: ROOT,
+            overflow: NONE,
             max_nodes: max_nodes.max(2),
             max_depth,
-            overflow: NONE,
-            dropped: 0,
         };
         p.reset();
         Some(p)
     }
 
+    /// What other threads may read; it lives as long as this profile.
+    pub(crate) fn published(&self) -> &Published {
+        // Safety: freed only when the profile is dropped.
+        unsafe { self.published.as_ref() }
+    }
+
+    #[inline(always)]
+    fn node(&self, i: u32) -> &Node {
+        debug_assert!((i as usize) < self.len);
+        // Safety: nodes below `len` are initialized.
+        unsafe { &*self.nodes.as_ptr().add(i as usize) }
+    }
+
+    #[inline(always)]
+    fn frame(&self, k: usize) -> &Frame {
+        debug_assert!(k < self.max_depth);
+        // Safety: all `max_depth` frames are initialized.
+        unsafe { &*self.frames.as_ptr().add(k) }
+    }
+
+    fn count_dropped(&self) {
+        let d = &self.published().dropped;
+        d.store(d.load(Relaxed) + 1, Relaxed);
+    }
+
     /// Forgets everything (a new measurement).
     pub(crate) fn reset(&mut self) {
-        self.nodes.clear();
-        self.nodes.push(node(0, NONE));
-        self.stack.clear();
+        self.len = 0;
+        self.put(Node::new(0, NONE));
+        self.depth = 0;
+        self.published().depth.store(0, Release);
         self.cur = ROOT;
         self.deep = 0;
         self.overflow = NONE;
-        self.dropped = 0;
+        self.published().dropped.store(0, Relaxed);
     }
 
     #[inline(always)]
     pub(crate) fn enter(&mut self, region: RegionId, t: u64) {
-        if self.stack.len() >= self.max_depth {
+        if self.depth >= self.max_depth {
             self.deep += 1;
-            self.dropped += 1;
+            self.count_dropped();
             return;
         }
-        let cur = self.cur as usize;
-        let hot = self.nodes[cur].hot;
-        let child = if hot != NONE && self.nodes[hot as usize].region == region {
+        let cur = self.cur;
+        let hot = self.node(cur).hot.load(Relaxed);
+        let child = if hot != NONE && self.node(hot).region.load(Relaxed) == region {
             hot
         } else {
             let c = self.find_or_add(region);
-            self.nodes[cur].hot = c;
+            self.node(cur).hot.store(c, Relaxed);
             c
         };
-        // Capacity was reserved for max_depth frames: no allocation here.
-        self.stack.push(Frame {
-            node: child,
-            start: t,
-            children: 0,
-        });
+        let f = self.frame(self.depth);
+        f.node.store(child, Relaxed);
+        f.start.store(t, Relaxed);
+        f.children.store(0, Relaxed);
+        self.depth += 1;
+        self.published().depth.store(self.depth, Release);
         self.cur = child;
     }
 
@@ -110,15 +417,25 @@ impl Profile {
             self.deep -= 1;
             return;
         }
-        let Some(f) = self.stack.pop() else { return };
-        let d = t.saturating_sub(f.start);
-        self.nodes[f.node as usize].stats.add(d, f.children);
-        match self.stack.last_mut() {
-            Some(p) => {
-                p.children += d;
-                self.cur = p.node;
-            }
-            None => self.cur = ROOT,
+        if self.depth == 0 {
+            return;
+        }
+        self.depth -= 1;
+        self.published().depth.store(self.depth, Release);
+        let f = self.frame(self.depth);
+        let d = t.saturating_sub(f.start.load(Relaxed));
+        let children = f.children.load(Relaxed);
+        let stats = &self.node(f.node.load(Relaxed)).stats;
+        let mut s = stats.load();
+        s.add(d, children);
+        stats.store(&s);
+        if self.depth > 0 {
+            let parent = self.frame(self.depth - 1);
+            let c = &parent.children;
+            c.store(c.load(Relaxed).saturating_add(d), Relaxed);
+            self.cur = parent.node.load(Relaxed);
+        } else {
+            self.cur = ROOT;
         }
     }
 
@@ -131,9 +448,11 @@ impl Profile {
         }
         let c = self.find_or_add(SKIPPED_REGION);
         if c != self.overflow {
-            let s = &mut self.nodes[c as usize].stats;
+            let stats = &self.node(c).stats;
+            let mut s = stats.load();
             s.count += calls;
             s.min = 0;
+            stats.store(&s);
         }
     }
 
@@ -141,100 +460,102 @@ impl Profile {
     #[inline(never)]
     fn find_or_add(&mut self, region: RegionId) -> u32 {
         let cur = self.cur;
-        let mut c = self.nodes[cur as usize].first_child;
+        let mut c = self.node(cur).first_child.load(Relaxed);
         while c != NONE {
-            if self.nodes[c as usize].region == region {
+            if self.node(c).region.load(Relaxed) == region {
                 return c;
             }
-            c = self.nodes[c as usize].next_sibling;
+            c = self.node(c).next_sibling.load(Relaxed);
         }
         if cur == self.overflow {
-            self.dropped += 1;
+            self.count_dropped();
             return cur;
         }
         // One node is always kept free, for the overflow node: when memory
         // runs short, new paths go there as when the tree is full.
-        if self.nodes.len() < self.max_nodes
-            && self.nodes.len() + 2 > self.nodes.capacity()
-            && self.nodes.try_reserve(NODES_AT_ONCE).is_err()
-        {
-            self.max_nodes = self.max_nodes.min(self.nodes.len());
+        if self.len < self.max_nodes && self.len + 2 > self.cap && !self.grow() {
+            self.max_nodes = self.max_nodes.min(self.len);
         }
-        if self.nodes.len() >= self.max_nodes {
-            self.dropped += 1;
-            if self.overflow == NONE {
+        if self.len >= self.max_nodes || self.len >= self.cap {
+            self.count_dropped();
+            if self.overflow == NONE && self.len < self.cap {
                 self.overflow = self.push_child(ROOT, OVERFLOW_REGION);
             }
-            return self.overflow;
+            return if self.overflow == NONE {
+                cur
+            } else {
+                self.overflow
+            };
         }
         self.push_child(cur, region)
     }
 
+    /// Moves the tree to a larger array; the old one stays for readers.
+    fn grow(&mut self) -> bool {
+        let cap = (self.cap * 2).max(self.len + NODES_AT_ONCE);
+        let old = self.published().array.load(Relaxed);
+        let Some(new) = Array::try_new(cap, old) else {
+            return false;
+        };
+        // Safety: just made, with room for `cap` > `len` nodes.
+        let nodes = unsafe { new.as_ref() }.nodes;
+        for i in 0..self.len {
+            // Safety: as above.
+            unsafe { nodes.as_ptr().add(i).write(self.node(i as u32).copy()) };
+        }
+        (self.nodes, self.cap, self.filled) = (nodes, cap, self.len);
+        self.published().array.store(new.as_ptr(), Release);
+        true
+    }
+
     fn push_child(&mut self, parent: u32, region: RegionId) -> u32 {
-        let id = self.nodes.len() as u32;
-        let mut n = node(region, parent);
-        n.next_sibling = self.nodes[parent as usize].first_child;
-        self.nodes[parent as usize].first_child = id;
-        self.nodes.push(n);
+        let id = self.len as u32;
+        let n = Node::new(region, parent);
+        let first = &self.node(parent).first_child;
+        n.next_sibling.store(first.load(Relaxed), Relaxed);
+        first.store(id, Relaxed);
+        self.put(n);
         id
     }
 
-    /// Closes the open frames at `t`, as if each region were left then, so
-    /// that a profile written at exit counts the visits in progress.
-    pub(crate) fn close_open_frames(&mut self, t: u64) {
-        self.deep = 0;
-        while !self.stack.is_empty() {
-            self.leave(t);
-        }
-    }
-
-    /// Bytes [`Profile::encode_into`] needs for every node.
-    pub(crate) fn encoded_len(&self) -> usize {
-        profile::MAX_HEADER_LEN + self.nodes.len() * profile::MAX_NODE_LEN
-    }
-
-    /// Encodes the tree as a profile block payload into `out`, as many
-    /// nodes as fit (parents come first, so any prefix is a tree), and
-    /// returns the length. Allocates nothing: usable in signal handlers.
-    pub(crate) fn encode_into(&self, thread: u32, out: &mut [u8]) -> usize {
-        if out.len() < profile::MAX_HEADER_LEN {
-            return 0;
-        }
-        let base = out.as_mut_ptr();
-        let room = out.len();
-        // Safety: every write is preceded by a check that the largest
-        // encoding of the item fits in `out`.
+    /// Appends `n` to the tree (there is room) and publishes it.
+    fn put(&mut self, n: Node) {
+        let i = self.len;
+        debug_assert!(i < self.cap);
+        // Safety: `i` < `cap`; below `filled` the node is initialized and a
+        // reader may still look at it (after a reset): then atomics only.
         unsafe {
-            let mut p = profile::put_header(base, thread, 0);
-            let mut written = 0u64;
-            for n in &self.nodes[1..] {
-                if (p.offset_from(base) as usize) + profile::MAX_NODE_LEN > room {
-                    break;
-                }
-                // Node 0 is the hidden root: indices shift by one.
-                let parent = if n.parent == ROOT {
-                    None
-                } else {
-                    Some(n.parent - 1)
-                };
-                p = profile::put_node(p, parent, n.region, &n.stats);
-                written += 1;
+            let slot = self.nodes.as_ptr().add(i);
+            if i < self.filled {
+                (*slot).set(&n);
+            } else {
+                slot.write(n);
+                self.filled = i + 1;
             }
-            let end = p.offset_from(base) as usize;
-            profile::put_header(base, thread, written);
-            end
         }
+        self.len = i + 1;
+        self.published().len.store(self.len, Release);
     }
 }
 
-fn node(region: RegionId, parent: u32) -> Node {
-    Node {
-        region,
-        parent,
-        first_child: NONE,
-        next_sibling: NONE,
-        hot: NONE,
-        stats: Stats::EMPTY,
+impl Drop for Profile {
+    fn drop(&mut self) {
+        // Safety: everything was leaked by `try_new` and `grow` for this
+        // profile; with it gone, nobody reads it.
+        unsafe {
+            let published = Box::from_raw(self.published.as_ptr());
+            let mut a = published.array.load(Relaxed);
+            while !a.is_null() {
+                let array = Box::from_raw(a);
+                let layout = Layout::array::<Node>(array.cap).expect("made with this layout");
+                alloc::dealloc(array.nodes.as_ptr() as *mut u8, layout);
+                a = array.older;
+            }
+            drop(Box::from_raw(ptr::slice_from_raw_parts_mut(
+                self.frames.as_ptr(),
+                self.max_depth,
+            )));
+        }
     }
 }
 
@@ -243,10 +564,19 @@ mod tests {
     use super::*;
     use parallax_model::profile::CallTree;
 
-    fn decode(p: &Profile) -> CallTree {
+    fn decode_at(p: &Published, close_at: Option<u64>) -> CallTree {
         let mut buf = vec![0u8; p.encoded_len()];
-        let n = p.encode_into(7, &mut buf);
+        let n = p.encode_into(7, close_at, &mut buf);
         CallTree::decode(&buf[..n]).unwrap()
+    }
+
+    fn decode(p: &Profile) -> CallTree {
+        decode_at(p.published(), None)
+    }
+
+    fn find(t: &CallTree, path: &[u32]) -> Stats {
+        let i = (0..t.nodes.len()).find(|&i| t.path(i) == path).unwrap();
+        t.nodes[i].stats
     }
 
     #[test]
@@ -264,17 +594,36 @@ mod tests {
         p.leave(100);
         let t = decode(&p);
         assert_eq!(t.thread, 7);
-        let find = |path: &[u32]| {
-            let i = (0..t.nodes.len()).find(|&i| t.path(i) == path).unwrap();
-            t.nodes[i].stats
-        };
-        let main = find(&[1]);
+        let main = find(&t, &[1]);
         assert_eq!((main.count, main.inclusive, main.exclusive), (1, 100, 45));
-        let a = find(&[1, 2]);
+        let a = find(&t, &[1, 2]);
         assert_eq!((a.count, a.inclusive, a.min, a.max), (2, 25, 5, 20));
-        let b = find(&[1, 3, 2]);
+        let b = find(&t, &[1, 3, 2]);
         assert_eq!((b.count, b.inclusive), (1, 10));
-        assert_eq!(find(&[1, 3]).exclusive, 20);
+        assert_eq!(find(&t, &[1, 3]).exclusive, 20);
+    }
+
+    #[test]
+    fn open_visits_count_as_ended_when_encoded_and_stay_open() {
+        let mut p = Profile::try_new(100, 10).unwrap();
+        p.enter(1, 0);
+        p.enter(2, 10);
+        p.leave(30);
+        p.enter(3, 40);
+        p.enter(4, 50);
+        let t = decode_at(p.published(), Some(100));
+        let main = find(&t, &[1]);
+        assert_eq!((main.count, main.inclusive, main.exclusive), (1, 100, 20));
+        let c = find(&t, &[1, 3]);
+        assert_eq!((c.count, c.inclusive, c.exclusive), (1, 60, 10));
+        assert_eq!(find(&t, &[1, 3, 4]).inclusive, 50);
+        // Without a time, only ended visits; the owner goes on.
+        assert_eq!(find(&decode(&p), &[1]).count, 0);
+        p.leave(60);
+        p.leave(70);
+        p.leave(80);
+        let main = find(&decode(&p), &[1]);
+        assert_eq!((main.count, main.inclusive), (1, 80));
     }
 
     #[test]
@@ -297,7 +646,26 @@ mod tests {
             q.leave(10 + r as u64);
         }
         assert_eq!(decode(&q).nodes.len(), 3);
-        assert_eq!(q.dropped, 3);
+        assert_eq!(q.published().dropped.load(Relaxed), 3);
+    }
+
+    #[test]
+    fn grows_past_its_first_array_and_resets() {
+        let mut p = Profile::try_new(10_000, 4).unwrap();
+        for r in 0..3 * NODES_AT_ONCE as u32 {
+            p.enter(r, 0);
+            p.leave(2);
+        }
+        let t = decode(&p);
+        assert_eq!(t.nodes.len(), 3 * NODES_AT_ONCE);
+        assert!(t
+            .nodes
+            .iter()
+            .all(|n| n.stats.count == 1 && n.stats.inclusive == 2));
+        p.reset();
+        p.enter(5, 0);
+        p.leave(1);
+        assert_eq!(decode(&p).nodes.len(), 1);
     }
 
     #[test]
@@ -306,10 +674,51 @@ mod tests {
         for r in 0..20 {
             p.enter(r, 0);
         }
-        p.close_open_frames(5);
         let mut buf = vec![0u8; 200];
-        let n = p.encode_into(0, &mut buf);
+        let n = p.published().encode_into(0, Some(5), &mut buf);
         let t = CallTree::decode(&buf[..n]).unwrap();
         assert!(!t.nodes.is_empty() && t.nodes.len() < 20);
+    }
+
+    /// The owner records while another thread encodes: under Miri, any
+    /// access that is not synchronized fails the test.
+    #[test]
+    fn another_thread_encodes_while_the_owner_records() {
+        let rounds: u32 = if cfg!(miri) { 40 } else { 20_000 };
+        let mut p = Profile::try_new(1 << 12, 8).unwrap();
+        // Safety: a separate allocation that outlives the scope below.
+        let published: &Published = unsafe { &*(p.published() as *const Published) };
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for i in 0..rounds {
+                    // New paths now and then: the array grows meanwhile.
+                    p.enter(i % 3, u64::from(i));
+                    p.enter(i % 700, u64::from(i));
+                    p.leave(u64::from(i) + 1);
+                    p.leave(u64::from(i) + 2);
+                }
+                done.store(true, Release);
+            });
+            let mut buf = Vec::new();
+            loop {
+                let finished = done.load(Acquire);
+                buf.resize(published.encoded_len(), 0);
+                let n = published.encode_into(1, Some(u64::MAX / 2), &mut buf);
+                let t = CallTree::decode(&buf[..n]).unwrap();
+                assert!(t.nodes.len() <= 1 + 3 + 3 * 700);
+                if finished {
+                    break;
+                }
+            }
+        });
+        let t = decode(&p);
+        let calls: u64 = t
+            .nodes
+            .iter()
+            .filter(|n| n.parent.is_none())
+            .map(|n| n.stats.count)
+            .sum();
+        assert_eq!(calls, u64::from(rounds));
     }
 }

@@ -11,8 +11,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::*};
 
-use crate::process;
-
 const FATAL: [i32; 5] = [
     libc::SIGSEGV,
     libc::SIGBUS,
@@ -68,7 +66,7 @@ fn set(sig: i32, only_if_default: bool) {
 
 extern "C" fn handler(sig: i32, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     if claim_flush() {
-        crate::failsafe::contained(|| process::close_all(false, true));
+        crate::failsafe::contained(|| crate::states::close_all(false, true));
     }
     // Safety: restores the previous disposition recorded by `set`, then
     // either hands the signal to the previous handler or re-raises it.
