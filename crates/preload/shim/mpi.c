@@ -13,7 +13,7 @@
  * instance across ranks: peers and roots as ranks of MPI_COMM_WORLD,
  * communicators as ids that all members agree on, tags, bytes, and
  * requests of non-blocking calls with their completion in the Wait and
- * Test families. See docs/interposition.md for the exact conventions. */
+ * Test families. See docs/design/interposition.md for the exact conventions. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <stdio.h>
@@ -920,7 +920,7 @@ int MPI_Testsome(int n, MPI_Request r_[], int *outcount, int indices[], MPI_Stat
 /* === collectives ===
  * Begin and end events inside the call's region; the end carries the
  * operation, the communicator's id, the root as a world rank and the bytes
- * this rank sent and received (docs/interposition.md). Non-blocking
+ * this rank sent and received (docs/design/interposition.md). Non-blocking
  * collectives are recorded the same way at their start; their completion
  * is the time spent in the Wait or Test call that completes them. */
 

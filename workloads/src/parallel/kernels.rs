@@ -78,7 +78,7 @@ where
 /// body ([`chained`]). Two kernels keep overlap their definitions have:
 /// `reduction` (Livermore 3) starts each block's sum from zero, and
 /// `critical` computes its next value beside the critical section
-/// (docs/compensation.md measures both).
+/// (docs/notes/compensation-history.md measures both).
 pub(crate) const FORKJOIN_STEPS: u32 = 48;
 pub(crate) const REDUCTION_BLOCK: usize = 128;
 pub(crate) const CRITICAL_OUTSIDE_STEPS: u32 = 192;
