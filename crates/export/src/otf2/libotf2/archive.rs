@@ -39,27 +39,29 @@ impl Archive {
     /// Makes libotf2 write a full buffer out (instead of failing) and
     /// record no flush events of its own.
     pub fn flush_when_full(&mut self) -> Result<(), Otf2Error> {
-        let flush = ffi::FlushCallbacks {
+        // libotf2 keeps the table's address: it must outlive the archive.
+        static FLUSH: ffi::FlushCallbacks = ffi::FlushCallbacks {
             pre: Some(pre_flush),
             post: Some(post_flush),
         };
-        // Safety: the archive is live; libotf2 copies the callbacks, which
-        // use no user data.
+        // Safety: the archive is live; the table is static and the
+        // callbacks use no user data.
         Otf2Error::check(unsafe {
-            ffi::OTF2_Archive_SetFlushCallbacks(self.raw, &flush, ptr::null_mut())
+            ffi::OTF2_Archive_SetFlushCallbacks(self.raw, &FLUSH, ptr::null_mut())
         })
     }
 
     /// Bounds each writer's buffer to [`CHUNKS_PER_BUFFER`] chunks.
     pub fn bound_buffers(&mut self) -> Result<(), Otf2Error> {
-        let memory = ffi::MemoryCallbacks {
+        // libotf2 keeps the table's address: it must outlive the archive.
+        static MEMORY: ffi::MemoryCallbacks = ffi::MemoryCallbacks {
             allocate: Some(chunk_allocate),
             free_all: Some(chunk_free_all),
         };
-        // Safety: the archive is live; libotf2 copies the callbacks, which
-        // keep their state in libotf2's per-buffer slot.
+        // Safety: the archive is live; the table is static and the
+        // callbacks keep their state in libotf2's per-buffer slot.
         Otf2Error::check(unsafe {
-            ffi::OTF2_Archive_SetMemoryCallbacks(self.raw, &memory, ptr::null_mut())
+            ffi::OTF2_Archive_SetMemoryCallbacks(self.raw, &MEMORY, ptr::null_mut())
         })
     }
 
