@@ -58,12 +58,18 @@ struct Names {
     empty: StringRef,
 }
 
-/// The members of the groups every communicator uses.
+/// A Parallax communicator's comm definition.
+struct CommGroup {
+    id: u32,
+    name: StringRef,
+    group: u32,
+}
+
+/// The groups the communicators use.
 struct GroupRefs {
     /// Each process's thread group, by process index.
     threads: Vec<u32>,
-    /// Each Parallax communicator's (comm ref, name, group).
-    comms: Vec<(u32, StringRef, u32)>,
+    comms: Vec<CommGroup>,
 }
 
 /// Writes the global definitions.
@@ -340,7 +346,11 @@ fn write_groups(
     for cn in &names.comms {
         let (members, paradigm) = comm_members(cn.comm, exp, locs, defs, &rank_index);
         write_group(gw, next_group, cn.name, comm_group, paradigm, &members)?;
-        refs.comms.push((cn.id, cn.name, next_group));
+        refs.comms.push(CommGroup {
+            id: cn.id,
+            name: cn.name,
+            group: next_group,
+        });
         next_group += 1;
     }
     for (pi, p) in exp.processes.iter().enumerate() {
@@ -410,10 +420,7 @@ fn write_comms(
     groups: &GroupRefs,
 ) -> Result<(), Error> {
     let contingents = groups.threads.iter().enumerate();
-    let parallax = groups
-        .comms
-        .iter()
-        .map(|&(id, name, group)| (id, name, group));
+    let parallax = groups.comms.iter().map(|c| (c.id, c.name, c.group));
     let all = contingents
         .map(|(pi, &group)| (pi as u32, names.thread_comms[pi], group))
         .chain(parallax);

@@ -1,10 +1,10 @@
 //! A safe interface to the part of libotf2 that the export and import use.
 //!
 //! Every handle the library hands out is owned by a Rust value that
-//! closes or frees it when dropped ([`Archive`], [`EvtWriter`],
-//! [`DefWriter`], [`AttributeList`], [`Reader`], [`EvtReader`], ...); a
-//! handle that belongs to another (a writer to its archive, a reader to
-//! its reader) borrows it, so it cannot outlive it. Calls return
+//! closes or frees it when dropped (`Archive`, `EvtWriter`, `DefWriter`,
+//! `AttributeList`, `Reader`, `EvtReader`, ...); a handle that belongs to
+//! another (a writer to its archive, a reader to its reader) borrows it,
+//! so it cannot outlive it. Calls return
 //! `Result<_, Otf2Error>` instead of status codes. Reading calls back
 //! into a [`GlobalDefs`] or [`Events`] implementation through
 //! trampolines defined once here. All of the crate's `unsafe` code is in
