@@ -2,9 +2,10 @@
 # Checks that this checkout's parallax gives byte for byte the outputs of
 # a reference revision's: `analyze --json`, `report --json`, `compensate`
 # (the whole experiment it writes, and its report) and every export
-# format, on the same inputs: the ground-truth programs of
-# workloads/bottlenecks and the demo (measured once, by this checkout),
-# and a synthetic experiment of 64 locations.
+# format, and the import of this checkout's OTF2 archives, on the same
+# inputs: the ground-truth programs of workloads/bottlenecks and the demo
+# (measured once, by this checkout), and a synthetic experiment of 64
+# locations.
 #
 #   scripts/same-output.sh            # against the revision in .ci/output-base
 #   scripts/same-output.sh REV        # against REV
@@ -80,9 +81,21 @@ outputs() {
     for f in otf2 perfetto chrome folded svg csv json hatchet; do
         run "$out/export-$f" "$bin" export "$exp" --format "$f" --out "$out/$f.$f"
     done
+}
+
+# Both builds import the OTF2 archive this checkout exported from
+# experiment NAME into their own output directories.
+imports() {
+    local name=$1 side bin
+    for side in old new; do
+        bin=$old
+        [ "$side" = new ] && bin=$new
+        run "$work/out/$side/$name/import" "$bin" import --no-db \
+            "$work/out/new/$name/otf2.otf2" --out "$work/out/$side/$name/imported"
+    done
     # The anchor file holds the archive's creation time; the definitions
     # and events beside it are compared file by file.
-    rm -f "$out/otf2.otf2"
+    rm -f "$work/out/old/$name/otf2.otf2" "$work/out/new/$name/otf2.otf2"
 }
 
 # What differs between two runs of the same code: the output paths
@@ -116,6 +129,7 @@ for exp in "$in"/demo "$in"/demo-profile "$in"/synthetic64 "$in"/gt/*/; do
     name=${exp#"$in"/}
     outputs "$old" "$exp" "$work/out/old/$name"
     outputs "$new" "$exp" "$work/out/new/$name"
+    imports "$name"
     normalize "$work/out/old/$name"
     normalize "$work/out/new/$name"
     n=$((n + 1))

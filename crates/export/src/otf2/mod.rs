@@ -13,13 +13,13 @@ use crate::ErrorKind;
 use crate::{Error, Selection, Summary};
 
 #[cfg(have_otf2)]
-mod ffi;
+mod export;
+#[cfg(have_otf2)]
+mod import;
+#[cfg(have_otf2)]
+mod libotf2;
 #[cfg(have_otf2)]
 mod place;
-#[cfg(have_otf2)]
-mod read;
-#[cfg(have_otf2)]
-mod write;
 
 /// Whether this build has OTF2 support.
 pub const AVAILABLE: bool = cfg!(have_otf2);
@@ -41,7 +41,7 @@ pub struct ImportOptions {
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
     #[cfg(have_otf2)]
     {
-        write::export(exp, sel, out)
+        export::export(exp, sel, out)
     }
     #[cfg(not(have_otf2))]
     {
@@ -55,7 +55,7 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
 pub fn import(anchor: &Path, out: &Path, opts: &ImportOptions) -> Result<Summary, Error> {
     #[cfg(have_otf2)]
     {
-        read::import(anchor, out, opts)
+        import::import(anchor, out, opts)
     }
     #[cfg(not(have_otf2))]
     {
