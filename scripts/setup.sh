@@ -46,3 +46,11 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: cargo is missing; install Rust (https://rustup.rs) and run again" >&2
     exit 1
 fi
+
+# The runtime's concurrency tests also run under Miri, which checks every
+# access between threads; it needs a nightly toolchain with the miri and
+# rust-src components.
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+    echo "setup: installing a nightly toolchain with Miri" >&2
+    rustup toolchain install nightly --profile minimal --component miri,rust-src
+fi

@@ -23,6 +23,12 @@ cargo build --workspace
 echo "== cargo test" >&2
 # Every test binary runs even when one fails, so that every failure shows.
 cargo test --workspace --no-fail-fast
+# The runtime's states and profiles, touched by their owner and by a
+# thread that closes them at the same time, under Miri (which fails on any
+# access between threads that is not synchronized).
+echo "== cargo miri test (runtime concurrency)" >&2
+MIRIFLAGS="-Zmiri-disable-isolation" CARGO_TARGET_DIR=target/miri \
+    cargo +nightly miri test -q -p parallax --lib -- another_thread profile:: thread::tests
 # The MPI executor, in a target directory of its own: the feature changes
 # parallax-analysis and the parallax binary, which would otherwise be
 # rebuilt back and forth with the default build.

@@ -407,6 +407,49 @@ fn exit_from_a_thread_keeps_all_threads_events() {
         .any(|e| count(e, |k| *k == EventKind::Enter { region: last }) == 1));
 }
 
+/// Threads record flat out, flushing small buffers, while the main thread
+/// ends the process: each time, the exit status is the program's, every
+/// thread's events and profile are readable and agree (the profile counts
+/// no visit the trace did not record, but the one in progress).
+#[test]
+fn exit_while_threads_record_keeps_every_thread_readable() {
+    for round in 0..8 {
+        let (status, dir, err) = run(
+            "exit_while_recording",
+            "both",
+            &[("PARALLAX_BUFFER", "16k")],
+        );
+        assert_eq!(status.code(), Some(7), "round {round}: {err}");
+        let p = open(&dir);
+        let spin = region_id(&p, "spin");
+        let all = events(&p);
+        let (trees, _) = p.profiles().unwrap();
+        assert_eq!(trees.len(), 5, "round {round}: a profile per thread");
+        let busy = all
+            .iter()
+            .filter(|(_, e)| count(e, |k| *k == EventKind::Enter { region: spin }) > 0)
+            .count();
+        assert_eq!(busy, 4, "round {round}: every worker's events");
+        for tree in &trees {
+            let Some(evs) = all.get(&tree.thread) else {
+                continue;
+            };
+            let entered = count(evs, |k| *k == EventKind::Enter { region: spin }) as u64;
+            let visits: u64 = tree
+                .nodes
+                .iter()
+                .filter(|n| n.region == spin)
+                .map(|n| n.stats.count)
+                .sum();
+            assert!(
+                visits <= entered + 1,
+                "round {round}, thread {}: {visits} visits, {entered} recorded",
+                tree.thread
+            );
+        }
+    }
+}
+
 #[test]
 fn a_thread_that_ends_has_written_everything_before_exit() {
     let (status, _dir, err) = run("thread_exit", "both", &[]);
@@ -618,6 +661,7 @@ fn child() {
         "flow" => flow(),
         "segv" | "abort" | "term" | "int" => crash(&s),
         "exit_in_thread" => exit_in_thread(),
+        "exit_while_recording" => exit_while_recording(),
         "thread_exit" => thread_exit(),
         "fork" => fork(),
         "condvar" => condvar(),
@@ -792,6 +836,24 @@ fn exit_in_thread() {
     }
     t.join().unwrap();
     std::thread::sleep(std::time::Duration::from_secs(5));
+}
+
+fn exit_while_recording() {
+    // Measuring (calibration done) before the threads start.
+    drop(parallax::region!("start"));
+    let go = std::sync::Arc::new(std::sync::Barrier::new(5));
+    for _ in 0..4 {
+        let go = go.clone();
+        std::thread::spawn(move || {
+            go.wait();
+            loop {
+                let _g = parallax::region!("spin");
+            }
+        });
+    }
+    go.wait();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    std::process::exit(7);
 }
 
 fn thread_exit() {
