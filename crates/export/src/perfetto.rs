@@ -241,14 +241,15 @@ fn thread_descriptor(pb: &mut Pb, l: &Loc, i: usize) {
     pb.uint(f::TD_PARENT_UUID, process_uuid(l.rank));
     let thd = pb.begin(f::TD_THREAD);
     pb.int(f::THD_PID, pid(l));
-    // Thread ids of their own, apart from any real pid.
+    // Unique per location, and apart from the pids (ranks + 1).
     pb.int(f::THD_TID, 1_000_000 + i as i64);
     pb.string(f::THD_THREAD_NAME, &l.thread_name());
     pb.end(thd);
     pb.end(td);
 }
 
-/// Perfetto's pid of `l`'s process: rank 0 would be the idle process.
+/// Perfetto's pid of `l`'s process: its rank + 1, as pid 0 is the idle
+/// task's.
 fn pid(l: &Loc) -> i64 {
     l.rank as i64 + 1
 }
