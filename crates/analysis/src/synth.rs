@@ -168,6 +168,23 @@ const CALL_REGIONS: [(&str, RegionKind); 13] = [
     ("shmem_putmem", RegionKind::Put),
 ];
 
+/// Indexes of the built-in regions in [`CALL_REGIONS`].
+mod call {
+    pub const SEND: usize = 0;
+    pub const RECV: usize = 1;
+    pub const BARRIER: usize = 2;
+    pub const ALLREDUCE: usize = 3;
+    pub const LOCK: usize = 4;
+    pub const UNLOCK: usize = 5;
+    pub const SPAWN: usize = 6;
+    pub const JOIN: usize = 7;
+    pub const POST: usize = 8;
+    pub const WAIT: usize = 9;
+    pub const ADVANCE: usize = 10;
+    pub const AWAIT: usize = 11;
+    pub const PUT: usize = 12;
+}
+
 /// Events per location, times in ns.
 pub type Trace = Vec<Vec<Event>>;
 
@@ -187,25 +204,56 @@ pub fn simulate_with_loops(p: &Program, loops: &Loops, m: &Machine) -> Trace {
     Sim::new(p, loops, m).run()
 }
 
+/// Where a location is in the iteration of a self-scheduled loop it runs.
+#[derive(Clone, Copy, Debug)]
+struct InLoop {
+    lp: usize,
+    iteration: usize,
+    /// Its next operation in the iteration.
+    pc: usize,
+}
+
+/// A barrier episode's arrivals so far and the latest arrival time.
+#[derive(Clone, Copy, Debug)]
+struct Arrivals {
+    count: usize,
+    latest: f64,
+}
+
+/// A lock: free since when (`None` while held), and the locations waiting
+/// for it in order of request.
+#[derive(Debug)]
+struct Lock {
+    free_since: Option<f64>,
+    waiting: VecDeque<usize>,
+}
+
+/// A semaphore: the times of the posts not yet taken, and the locations
+/// waiting in order of arrival.
+#[derive(Debug, Default)]
+struct Semaphore {
+    posts: VecDeque<f64>,
+    waiting: VecDeque<usize>,
+}
+
 struct Sim<'a> {
     p: &'a Program,
     loops: &'a Loops,
     m: &'a Machine,
     /// Per loop, its next iteration; per location, the iteration of a loop
-    /// it runs (loop, iteration, operation).
+    /// it runs.
     next_iteration: Vec<usize>,
-    inside: Vec<Option<(usize, usize, usize)>>,
+    inside: Vec<Option<InLoop>>,
     t: Vec<f64>,
     pc: Vec<usize>,
     phase: Vec<u8>,
     out: Trace,
     /// Messages in flight per (from, to, tag): availability times.
     mail: HashMap<(u32, u32, u32), VecDeque<f64>>,
-    /// Per barrier episode: arrivals so far and the latest arrival time.
-    arrivals: HashMap<u64, (usize, f64)>,
+    /// Per barrier episode, its arrivals.
+    arrivals: HashMap<u64, Arrivals>,
     episode: Vec<u64>,
-    /// Locks: free since (None while held), and waiting requests.
-    locks: HashMap<u64, (Option<f64>, VecDeque<usize>)>,
+    locks: HashMap<u64, Lock>,
     /// Threads: when each child may start (once spawned), when it ended.
     start: Vec<Option<f64>>,
     ended: Vec<Option<f64>>,
@@ -213,8 +261,7 @@ struct Sim<'a> {
     spawned: u64,
     /// Semaphore waits and awaits that slept so far.
     woken: u64,
-    /// Semaphores: posts not yet taken (availability), waiting requests.
-    sems: HashMap<u64, (VecDeque<f64>, VecDeque<usize>)>,
+    sems: HashMap<u64, Semaphore>,
     /// Synchronization variables: advances (index, time) in order.
     vars: HashMap<u64, Vec<(u64, f64)>>,
 }
@@ -332,16 +379,16 @@ impl<'a> Sim<'a> {
             (Op::Barrier | Op::Allreduce, 1) => self
                 .arrivals
                 .get(&self.episode[i])
-                .is_some_and(|a| a.0 == self.p.locations.len()),
+                .is_some_and(|a| a.count == self.p.locations.len()),
             (Op::Lock(id), 1) => self
                 .locks
                 .get(&id)
-                .is_some_and(|(free, q)| free.is_some() && q.front() == Some(&i)),
+                .is_some_and(|l| l.free_since.is_some() && l.waiting.front() == Some(&i)),
             (Op::Join(c), 1) => self.ended.get(c as usize).is_some_and(|e| e.is_some()),
             (Op::Wait(id), 1) => self
                 .sems
                 .get(&id)
-                .is_some_and(|(posts, q)| !posts.is_empty() && q.front() == Some(&i)),
+                .is_some_and(|s| !s.posts.is_empty() && s.waiting.front() == Some(&i)),
             (Op::Await(var, index), 1) => self
                 .vars
                 .get(&var)
@@ -354,304 +401,353 @@ impl<'a> Sim<'a> {
     /// taking the next one at its end.
     fn op(&self, i: usize) -> Option<Op> {
         match self.inside[i] {
-            Some((l, k, pc)) => Some(
-                self.loops[l][k]
-                    .get(pc)
+            Some(at) => Some(
+                self.loops[at.lp][at.iteration]
+                    .get(at.pc)
                     .copied()
-                    .unwrap_or(Op::Loop(l as u32)),
+                    .unwrap_or(Op::Loop(at.lp as u32)),
             ),
             None => self.p.locations[i].get(self.pc[i]).copied(),
         }
     }
 
+    /// Runs location `i`'s next step: its next operation, or the first
+    /// or second half of one that may wait (the wait lies between them).
     fn step(&mut self, i: usize) {
         let op = self.op(i).expect("a location with an operation left");
-        let user = self.p.regions.len();
-        let me = i as u32;
-        let comm = if self.p.threads { 1 } else { WORLD };
-        let mut next = true;
-        match (op, self.phase[i]) {
-            (Op::Loop(l), _) => {
-                let l = l as usize;
-                let k = self.next_iteration[l];
-                self.next_iteration[l] += 1;
-                let taken = k < self.loops[l].len();
-                self.record(
-                    i,
-                    EventKind::Iteration {
-                        loop_id: l as u64 + 1,
-                        index: if taken { k as u64 } else { NO_ITERATION },
-                    },
-                );
-                self.inside[i] = taken.then_some((l, k, 0));
-                if !taken {
-                    self.pc[i] += 1;
-                }
-                return;
+        let done = match op {
+            Op::Loop(l) => return self.take_iteration(i, l as usize),
+            Op::Compute(d) => {
+                self.t[i] += d * self.m.stretch;
+                true
             }
-            (Op::Compute(d), _) => self.t[i] += d * self.m.stretch,
-            (Op::Enter(r), _) => self.record(i, EventKind::Enter { region: r + 1 }),
-            (Op::Leave, _) => self.record(i, EventKind::Leave { region: 0 }),
-            (Op::Send { to, tag, bytes }, _) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 0),
-                    },
-                );
-                self.record(
-                    i,
-                    EventKind::Send {
-                        peer: to,
-                        tag,
-                        comm,
-                        bytes,
-                    },
-                );
-                let avail = self.t[i] + self.m.latency;
-                self.mail.entry((me, to, tag)).or_default().push_back(avail);
-                self.record(i, EventKind::Leave { region: 0 });
+            Op::Enter(r) => {
+                self.record(i, EventKind::Enter { region: r + 1 });
+                true
             }
-            (Op::Recv { .. }, 0) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 1),
-                    },
-                );
-                next = false;
+            Op::Leave => {
+                self.leave(i);
+                true
             }
-            (Op::Recv { from, tag }, _) => {
-                let avail = self
-                    .mail
-                    .get_mut(&(from, me, tag))
-                    .and_then(|q| q.pop_front())
-                    .unwrap_or(self.t[i]);
-                self.t[i] = (self.t[i] + self.m.recv).max(avail);
-                self.record(
-                    i,
-                    EventKind::Recv {
-                        peer: from,
-                        tag,
-                        comm,
-                        bytes: 0,
-                    },
-                );
-                self.record(i, EventKind::Leave { region: 0 });
+            Op::Send { to, tag, bytes } => {
+                self.send(i, to, tag, bytes);
+                true
             }
-            (Op::Barrier | Op::Allreduce, 0) => {
-                let k = if op == Op::Barrier { 2 } else { 3 };
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, k),
-                    },
-                );
-                self.record(i, EventKind::CollectiveBegin);
-                let t = self.t[i];
-                let a = self
-                    .arrivals
-                    .entry(self.episode[i])
-                    .or_insert((0, f64::NEG_INFINITY));
-                a.0 += 1;
-                a.1 = a.1.max(t);
-                next = false;
+            Op::Recv { from, tag } => self.recv(i, from, tag),
+            Op::Barrier | Op::Allreduce => self.collective(i, op == Op::Barrier),
+            Op::Lock(id) => self.lock(i, id),
+            Op::Unlock(id) => {
+                self.unlock(i, id);
+                true
             }
-            (Op::Barrier | Op::Allreduce, _) => {
-                let last = self.arrivals[&self.episode[i]].1;
-                self.t[i] = self.t[i].max(last + self.m.barrier);
-                let op_kind = if op == Op::Barrier {
-                    CollectiveOp::Barrier
-                } else {
-                    CollectiveOp::Allreduce
-                };
-                self.record(
-                    i,
-                    EventKind::CollectiveEnd {
-                        op: op_kind,
-                        comm,
-                        root: NO_ROOT,
-                        sent: 0,
-                        received: 0,
-                    },
-                );
-                self.record(i, EventKind::Leave { region: 0 });
-                self.episode[i] += 1;
+            Op::Spawn(c) => {
+                self.spawn(i, c);
+                true
             }
-            (Op::Lock(id), 0) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 4),
-                    },
-                );
-                self.record(i, EventKind::LockRequest { lock: id });
-                let l = self.locks.entry(id).or_insert((Some(0.0), VecDeque::new()));
-                l.1.push_back(i);
-                next = false;
+            Op::Join(c) => self.join(i, c),
+            Op::Put { target, ns } => {
+                self.put(i, target, ns);
+                true
             }
-            (Op::Lock(id), _) => {
-                let l = self.locks.get_mut(&id).expect("requested");
-                let since = l.0.take().unwrap_or(0.0);
-                l.1.pop_front();
-                let cost = if since > 0.0 { self.m.handoff } else { 0.0 };
-                self.t[i] = (self.t[i] + self.m.lock).max(since + cost);
-                self.record(i, EventKind::LockAcquired { lock: id });
-                self.record(i, EventKind::Leave { region: 0 });
+            Op::Post(id) => {
+                self.post(i, id);
+                true
             }
-            (Op::Spawn(c), _) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 6),
-                    },
-                );
-                self.record(
-                    i,
-                    EventKind::ThreadCreate {
-                        token: c as u64 + 1,
-                    },
-                );
-                self.spawned += 1;
-                let queued = if self.spawned % 2 == 0 {
-                    self.m.queued
-                } else {
-                    0.0
-                };
-                let at = self.t[i] + self.m.thread + queued;
-                if let Some(s) = self.start.get_mut(c as usize) {
-                    *s = Some(at);
-                    self.t[c as usize] = at;
-                }
-                self.record(i, EventKind::Leave { region: 0 });
+            Op::Wait(id) => self.wait(i, id),
+            Op::Advance(var, index) => {
+                self.advance(i, var, index);
+                true
             }
-            (Op::Join(_), 0) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 7),
-                    },
-                );
-                next = false;
-            }
-            (Op::Join(c), _) => {
-                let end = self.ended[c as usize].unwrap_or(self.t[i]);
-                self.t[i] = (self.t[i] + self.m.lock).max(end + self.m.thread);
-                self.record(
-                    i,
-                    EventKind::ThreadJoin {
-                        token: c as u64 + 1,
-                    },
-                );
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-            (Op::Put { target, ns }, _) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 12),
-                    },
-                );
-                self.record(
-                    i,
-                    EventKind::Put {
-                        target,
-                        bytes: 1 << 20,
-                        addr: 0,
-                    },
-                );
-                self.t[i] += ns;
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-            (Op::Post(id), _) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 8),
-                    },
-                );
-                self.record(i, EventKind::SemPost { sem: id });
-                let t = self.t[i];
-                self.sems.entry(id).or_default().0.push_back(t);
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-            (Op::Wait(id), 0) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 9),
-                    },
-                );
-                self.sems.entry(id).or_default().1.push_back(i);
-                next = false;
-            }
-            (Op::Wait(id), _) => {
-                let s = self.sems.get_mut(&id).expect("waited");
-                let posted = s.0.pop_front().unwrap_or(0.0);
-                s.1.pop_front();
-                let own = self.t[i] + self.m.lock;
-                self.t[i] = own.max(posted + self.wake(own, posted));
-                self.record(i, EventKind::SemAcquired { sem: id });
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-            (Op::Advance(var, index), _) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 10),
-                    },
-                );
-                self.record(i, EventKind::Advance { var, index });
-                let t = self.t[i];
-                self.vars.entry(var).or_default().push((index, t));
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-            (Op::Await(..), 0) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 11),
-                    },
-                );
-                next = false;
-            }
-            (Op::Await(var, index), _) => {
-                let at = self.vars[&var]
-                    .iter()
-                    .find(|a| a.0 >= index)
-                    .map_or(self.t[i], |a| a.1);
-                let own = self.t[i] + self.m.lock;
-                self.t[i] = own.max(at + self.wake(own, at));
-                self.record(i, EventKind::AwaitDone { var, index });
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-            (Op::Unlock(id), _) => {
-                self.record(
-                    i,
-                    EventKind::Enter {
-                        region: call_region(user, 5),
-                    },
-                );
-                self.record(i, EventKind::LockRelease { lock: id });
-                let t = self.t[i];
-                if let Some(l) = self.locks.get_mut(&id) {
-                    l.0 = Some(t);
-                    if !l.1.is_empty() {
-                        self.t[i] += self.m.wake_on_unlock;
-                    }
-                }
-                self.record(i, EventKind::Leave { region: 0 });
-            }
-        }
-        if next {
+            Op::Await(var, index) => self.await_index(i, var, index),
+        };
+        if done {
             match self.inside[i].as_mut() {
-                Some(at) => at.2 += 1,
+                Some(at) => at.pc += 1,
                 None => self.pc[i] += 1,
             }
             self.phase[i] = 0;
         } else {
             self.phase[i] = 1;
         }
+    }
+
+    /// Whether location `i` is in the second half of an operation that may
+    /// wait: the first half entered its region and queued it.
+    fn waiting(&self, i: usize) -> bool {
+        self.phase[i] != 0
+    }
+
+    /// Records location `i`'s entry into built-in region `k`.
+    fn enter_call(&mut self, i: usize, k: usize) {
+        let region = call_region(self.p.regions.len(), k);
+        self.record(i, EventKind::Enter { region });
+    }
+
+    fn leave(&mut self, i: usize) {
+        self.record(i, EventKind::Leave { region: 0 });
+    }
+
+    /// The communicator of every message and collective.
+    fn comm(&self) -> u64 {
+        if self.p.threads {
+            1
+        } else {
+            WORLD
+        }
+    }
+
+    /// Location `i` takes the next iteration of loop `l` (the event that
+    /// finds none left ends its part in the loop).
+    fn take_iteration(&mut self, i: usize, l: usize) {
+        let k = self.next_iteration[l];
+        self.next_iteration[l] += 1;
+        let taken = k < self.loops[l].len();
+        self.record(
+            i,
+            EventKind::Iteration {
+                loop_id: l as u64 + 1,
+                index: if taken { k as u64 } else { NO_ITERATION },
+            },
+        );
+        self.inside[i] = taken.then_some(InLoop {
+            lp: l,
+            iteration: k,
+            pc: 0,
+        });
+        if !taken {
+            self.pc[i] += 1;
+        }
+    }
+
+    fn send(&mut self, i: usize, to: u32, tag: u32, bytes: u64) {
+        self.enter_call(i, call::SEND);
+        let comm = self.comm();
+        self.record(
+            i,
+            EventKind::Send {
+                peer: to,
+                tag,
+                comm,
+                bytes,
+            },
+        );
+        let avail = self.t[i] + self.m.latency;
+        let me = i as u32;
+        self.mail.entry((me, to, tag)).or_default().push_back(avail);
+        self.leave(i);
+    }
+
+    /// A receive; whether it completed (else it waits for its message).
+    fn recv(&mut self, i: usize, from: u32, tag: u32) -> bool {
+        if !self.waiting(i) {
+            self.enter_call(i, call::RECV);
+            return false;
+        }
+        let me = i as u32;
+        let avail = self
+            .mail
+            .get_mut(&(from, me, tag))
+            .and_then(|q| q.pop_front())
+            .unwrap_or(self.t[i]);
+        self.t[i] = (self.t[i] + self.m.recv).max(avail);
+        let comm = self.comm();
+        self.record(
+            i,
+            EventKind::Recv {
+                peer: from,
+                tag,
+                comm,
+                bytes: 0,
+            },
+        );
+        self.leave(i);
+        true
+    }
+
+    /// A barrier or all-reduce; whether it completed (else it waits for
+    /// every location's arrival).
+    fn collective(&mut self, i: usize, barrier: bool) -> bool {
+        if !self.waiting(i) {
+            let k = if barrier {
+                call::BARRIER
+            } else {
+                call::ALLREDUCE
+            };
+            self.enter_call(i, k);
+            self.record(i, EventKind::CollectiveBegin);
+            let t = self.t[i];
+            let a = self.arrivals.entry(self.episode[i]).or_insert(Arrivals {
+                count: 0,
+                latest: f64::NEG_INFINITY,
+            });
+            a.count += 1;
+            a.latest = a.latest.max(t);
+            return false;
+        }
+        let last = self.arrivals[&self.episode[i]].latest;
+        self.t[i] = self.t[i].max(last + self.m.barrier);
+        let op = if barrier {
+            CollectiveOp::Barrier
+        } else {
+            CollectiveOp::Allreduce
+        };
+        let comm = self.comm();
+        self.record(
+            i,
+            EventKind::CollectiveEnd {
+                op,
+                comm,
+                root: NO_ROOT,
+                sent: 0,
+                received: 0,
+            },
+        );
+        self.leave(i);
+        self.episode[i] += 1;
+        true
+    }
+
+    /// Acquiring lock `id`; whether it completed (else it waits its turn).
+    fn lock(&mut self, i: usize, id: u64) -> bool {
+        if !self.waiting(i) {
+            self.enter_call(i, call::LOCK);
+            self.record(i, EventKind::LockRequest { lock: id });
+            let l = self.locks.entry(id).or_insert(Lock {
+                free_since: Some(0.0),
+                waiting: VecDeque::new(),
+            });
+            l.waiting.push_back(i);
+            return false;
+        }
+        let l = self.locks.get_mut(&id).expect("requested");
+        let since = l.free_since.take().unwrap_or(0.0);
+        l.waiting.pop_front();
+        let cost = if since > 0.0 { self.m.handoff } else { 0.0 };
+        self.t[i] = (self.t[i] + self.m.lock).max(since + cost);
+        self.record(i, EventKind::LockAcquired { lock: id });
+        self.leave(i);
+        true
+    }
+
+    fn unlock(&mut self, i: usize, id: u64) {
+        self.enter_call(i, call::UNLOCK);
+        self.record(i, EventKind::LockRelease { lock: id });
+        let t = self.t[i];
+        if let Some(l) = self.locks.get_mut(&id) {
+            l.free_since = Some(t);
+            if !l.waiting.is_empty() {
+                self.t[i] += self.m.wake_on_unlock;
+            }
+        }
+        self.leave(i);
+    }
+
+    /// Starts thread `c`: every second one waits `queued` longer.
+    fn spawn(&mut self, i: usize, c: u32) {
+        self.enter_call(i, call::SPAWN);
+        self.record(
+            i,
+            EventKind::ThreadCreate {
+                token: c as u64 + 1,
+            },
+        );
+        self.spawned += 1;
+        let queued = if self.spawned % 2 == 0 {
+            self.m.queued
+        } else {
+            0.0
+        };
+        let at = self.t[i] + self.m.thread + queued;
+        if let Some(s) = self.start.get_mut(c as usize) {
+            *s = Some(at);
+            self.t[c as usize] = at;
+        }
+        self.leave(i);
+    }
+
+    /// Joining thread `c`; whether it completed (else it waits for the
+    /// thread's end).
+    fn join(&mut self, i: usize, c: u32) -> bool {
+        if !self.waiting(i) {
+            self.enter_call(i, call::JOIN);
+            return false;
+        }
+        let end = self.ended[c as usize].unwrap_or(self.t[i]);
+        self.t[i] = (self.t[i] + self.m.lock).max(end + self.m.thread);
+        self.record(
+            i,
+            EventKind::ThreadJoin {
+                token: c as u64 + 1,
+            },
+        );
+        self.leave(i);
+        true
+    }
+
+    fn put(&mut self, i: usize, target: u32, ns: f64) {
+        self.enter_call(i, call::PUT);
+        self.record(
+            i,
+            EventKind::Put {
+                target,
+                bytes: 1 << 20,
+                addr: 0,
+            },
+        );
+        self.t[i] += ns;
+        self.leave(i);
+    }
+
+    fn post(&mut self, i: usize, id: u64) {
+        self.enter_call(i, call::POST);
+        self.record(i, EventKind::SemPost { sem: id });
+        let t = self.t[i];
+        self.sems.entry(id).or_default().posts.push_back(t);
+        self.leave(i);
+    }
+
+    /// A wait on semaphore `id`; whether it completed (else it waits for
+    /// a post and its turn).
+    fn wait(&mut self, i: usize, id: u64) -> bool {
+        if !self.waiting(i) {
+            self.enter_call(i, call::WAIT);
+            self.sems.entry(id).or_default().waiting.push_back(i);
+            return false;
+        }
+        let s = self.sems.get_mut(&id).expect("waited");
+        let posted = s.posts.pop_front().unwrap_or(0.0);
+        s.waiting.pop_front();
+        let own = self.t[i] + self.m.lock;
+        self.t[i] = own.max(posted + self.wake(own, posted));
+        self.record(i, EventKind::SemAcquired { sem: id });
+        self.leave(i);
+        true
+    }
+
+    fn advance(&mut self, i: usize, var: u64, index: u64) {
+        self.enter_call(i, call::ADVANCE);
+        self.record(i, EventKind::Advance { var, index });
+        let t = self.t[i];
+        self.vars.entry(var).or_default().push((index, t));
+        self.leave(i);
+    }
+
+    /// An await of `var` reaching `index`; whether it completed (else it
+    /// waits for the advance).
+    fn await_index(&mut self, i: usize, var: u64, index: u64) -> bool {
+        if !self.waiting(i) {
+            self.enter_call(i, call::AWAIT);
+            return false;
+        }
+        let at = self.vars[&var]
+            .iter()
+            .find(|a| a.0 >= index)
+            .map_or(self.t[i], |a| a.1);
+        let own = self.t[i] + self.m.lock;
+        self.t[i] = own.max(at + self.wake(own, at));
+        self.record(i, EventKind::AwaitDone { var, index });
+        self.leave(i);
+        true
     }
 }
 

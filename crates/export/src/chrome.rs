@@ -15,7 +15,7 @@ use std::path::Path;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
 
-use crate::stream::{self, FlowEnd, Flows};
+use crate::stream::{self, FlowEnd, Flows, Loc};
 use crate::{Error, Selection, Summary};
 
 /// What every Chrome trace written here starts with.
@@ -28,146 +28,165 @@ const KIND: parallax_output::file::Kind =
 /// Writes a Chrome trace.
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
     let locs = stream::locations(exp, sel)?;
-    let mut w = crate::create(out, KIND)?;
     let io = |e| Error::io(out, e);
-    let mut summary = Summary::default();
-    w.write_all(HEAD).map_err(io)?;
-    let mut first = true;
-    let mut sep = |w: &mut dyn Write| -> std::io::Result<()> {
-        if !first {
-            w.write_all(b",\n")?;
-        }
-        first = false;
-        Ok(())
+    let mut w = Events {
+        w: crate::create(out, KIND)?,
+        first: true,
     };
-    let mut named = std::collections::HashSet::new();
+    w.w.write_all(HEAD).map_err(io)?;
+    write_names(&mut w, &locs).map_err(io)?;
+    let mut summary = Summary::default();
+    let mut flows = Flows::default();
     for l in &locs {
-        if named.insert(l.rank) {
+        let mut lw = LocationWriter {
+            loc: l,
+            names: HashMap::new(),
+        };
+        let read = stream::for_each_event(exp, l, |t, e| {
+            lw.event(&mut w, &mut flows, t, &e.kind).map_err(io)
+        })?;
+        summary.add_read(read);
+    }
+    w.w.write_all(b"\n]}\n").map_err(io)?;
+    crate::finish(w.w, out)?;
+    Ok(summary)
+}
+
+/// The `traceEvents` array being written: events separated by commas.
+struct Events {
+    w: crate::Output,
+    first: bool,
+}
+
+impl Events {
+    /// Where the next event goes, after the separator from the previous.
+    #[inline]
+    fn next(&mut self) -> std::io::Result<&mut crate::Output> {
+        if !self.first {
+            self.w.write_all(b",\n")?;
+        }
+        self.first = false;
+        Ok(&mut self.w)
+    }
+}
+
+/// Writes the metadata events naming each process and thread.
+fn write_names(w: &mut Events, locs: &[Loc]) -> std::io::Result<()> {
+    for (first, l) in stream::first_of_rank(locs) {
+        if first {
             let name = match &l.p.info {
                 Some(i) => format!("rank {}: {}", l.rank, i.program),
                 None => format!("rank {}", l.rank),
             };
-            sep(&mut w).map_err(io)?;
             write!(
-                w,
+                w.next()?,
                 "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":{}}}}}",
                 l.rank,
                 js(&name)
-            )
-            .map_err(io)?;
+            )?;
         }
-        let tname = if l.name.is_empty() {
-            format!("thread {}", l.thread)
-        } else {
-            format!("thread {} ({})", l.thread, l.name)
-        };
-        sep(&mut w).map_err(io)?;
         write!(
-            w,
+            w.next()?,
             "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
             l.rank,
             l.thread,
-            js(&tname)
-        )
-        .map_err(io)?;
+            js(&l.thread_name())
+        )?;
     }
-    let mut flows = Flows::default();
-    for l in &locs {
-        let p = l.p;
-        let mut names: HashMap<u32, (String, &'static str)> = HashMap::new();
-        let (pid, tid) = (l.rank, l.thread);
-        let (n, warn) = stream::for_each_event(exp, l, |t, e| {
-            let ts = Ts(t);
-            let r = (|| -> std::io::Result<()> {
-                match e.kind {
-                    EventKind::Enter { region } => {
-                        let (name, cat) = names.entry(region).or_insert_with(|| {
-                            let kind = p.regions.get(&region).map_or("region", |r| r.kind.name());
-                            (js(&stream::region_name(p, region)), kind)
-                        });
-                        sep(&mut w)?;
-                        write!(
-                            w,
-                            "{{\"ph\":\"B\",\"name\":{name},\"cat\":\"{cat}\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}"
-                        )
-                    }
-                    EventKind::Leave { .. } => {
-                        sep(&mut w)?;
-                        write!(
-                            w,
-                            "{{\"ph\":\"E\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}"
-                        )
-                    }
-                    EventKind::FlushBegin => {
-                        sep(&mut w)?;
-                        write!(w, "{{\"ph\":\"B\",\"name\":\"parallax flush\",\"cat\":\"runtime\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}")
-                    }
-                    EventKind::FlushEnd => {
-                        sep(&mut w)?;
-                        write!(
-                            w,
-                            "{{\"ph\":\"E\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}"
-                        )
-                    }
-                    EventKind::Metric { metric, value } => {
-                        let name = p
-                            .metrics
-                            .get(&metric)
-                            .map_or_else(|| format!("metric {metric}"), |m| m.0.clone());
-                        sep(&mut w)?;
-                        write!(
-                            w,
-                            "{{\"ph\":\"C\",\"name\":{},\"ts\":{ts},\"pid\":{pid},\"tid\":{tid},\"args\":{{\"value\":{value}}}}}",
-                            js(&name)
-                        )
-                    }
-                    ref k => {
-                        let name = match k {
-                            EventKind::Mark { mark, .. } => stream::region_name(p, *mark),
-                            _ => k.name().to_string(),
-                        };
-                        let args: Vec<String> = stream::args(k)
-                            .into_iter()
-                            .map(|(a, v)| format!("\"{a}\":{v}"))
-                            .collect();
-                        let args = match k {
-                            EventKind::Metric { value, .. } | EventKind::Mark { value, .. } => {
-                                format!("\"value\":{value}")
-                            }
-                            _ => args.join(","),
-                        };
-                        sep(&mut w)?;
-                        write!(
-                            w,
-                            "{{\"ph\":\"i\",\"s\":\"t\",\"name\":{},\"cat\":\"event\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid},\"args\":{{{args}}}}}",
-                            js(&name)
-                        )?;
-                        if let Some(f) = flows.of(l.rank, k) {
-                            let (ph, id) = match f {
-                                FlowEnd::Start(id) => ("s", id),
-                                FlowEnd::End(id) => ("f", id),
-                            };
-                            sep(&mut w)?;
-                            write!(
-                                w,
-                                "{{\"ph\":\"{ph}\",\"id\":{id},\"name\":\"{}\",\"cat\":\"flow\",\"bp\":\"e\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}",
-                                flow_name(k)
-                            )?;
-                        }
-                        Ok(())
-                    }
-                }
-            })();
-            r.map_err(|e| Error::io(out, e))
-        })?;
-        summary.events += n;
-        if let Some(wn) = warn {
-            summary.warnings.push(wn);
+    Ok(())
+}
+
+/// Writes one location's events.
+struct LocationWriter<'l, 'a> {
+    loc: &'l Loc<'a>,
+    /// Per region: its name as a JSON string, and its category.
+    names: HashMap<u32, (String, &'static str)>,
+}
+
+impl LocationWriter<'_, '_> {
+    /// Writes the event of `kind` at `t` ns (and the arrow it starts or
+    /// ends).
+    #[inline]
+    fn event(
+        &mut self,
+        w: &mut Events,
+        flows: &mut Flows,
+        t: u64,
+        kind: &EventKind,
+    ) -> std::io::Result<()> {
+        let ts = Ts(t);
+        let (pid, tid) = (self.loc.rank, self.loc.thread);
+        let p = self.loc.p;
+        match *kind {
+            EventKind::Enter { region } => {
+                let (name, cat) = self.names.entry(region).or_insert_with(|| {
+                    let kind = p.regions.get(&region).map_or("region", |r| r.kind.name());
+                    (js(&stream::region_name(p, region)), kind)
+                });
+                write!(
+                    w.next()?,
+                    "{{\"ph\":\"B\",\"name\":{name},\"cat\":\"{cat}\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}"
+                )
+            }
+            EventKind::Leave { .. } | EventKind::FlushEnd => write!(
+                w.next()?,
+                "{{\"ph\":\"E\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}"
+            ),
+            EventKind::FlushBegin => write!(
+                w.next()?,
+                "{{\"ph\":\"B\",\"name\":\"parallax flush\",\"cat\":\"runtime\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}"
+            ),
+            EventKind::Metric { metric, value } => write!(
+                w.next()?,
+                "{{\"ph\":\"C\",\"name\":{},\"ts\":{ts},\"pid\":{pid},\"tid\":{tid},\"args\":{{\"value\":{value}}}}}",
+                js(&stream::metric_name(p, metric))
+            ),
+            ref k => self.instant(w, flows, ts, k),
         }
     }
-    w.write_all(b"\n]}\n").map_err(io)?;
-    crate::finish(w, out)?;
-    Ok(summary)
+
+    /// Writes an instant event with its fields as `args`, and the arrow it
+    /// starts or ends.
+    fn instant(
+        &self,
+        w: &mut Events,
+        flows: &mut Flows,
+        ts: Ts,
+        k: &EventKind,
+    ) -> std::io::Result<()> {
+        let (pid, tid) = (self.loc.rank, self.loc.thread);
+        let (name, args) = match *k {
+            // A mark's value is signed.
+            EventKind::Mark { mark, value } => (
+                stream::region_name(self.loc.p, mark),
+                format!("\"value\":{value}"),
+            ),
+            _ => {
+                let args: Vec<String> = stream::args(k)
+                    .into_iter()
+                    .map(|(a, v)| format!("\"{a}\":{v}"))
+                    .collect();
+                (k.name().to_string(), args.join(","))
+            }
+        };
+        write!(
+            w.next()?,
+            "{{\"ph\":\"i\",\"s\":\"t\",\"name\":{},\"cat\":\"event\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid},\"args\":{{{args}}}}}",
+            js(&name)
+        )?;
+        let Some(f) = flows.of(self.loc.rank, k) else {
+            return Ok(());
+        };
+        let (ph, id) = match f {
+            FlowEnd::Start(id) => ("s", id),
+            FlowEnd::End(id) => ("f", id),
+        };
+        write!(
+            w.next()?,
+            "{{\"ph\":\"{ph}\",\"id\":{id},\"name\":\"{}\",\"cat\":\"flow\",\"bp\":\"e\",\"ts\":{ts},\"pid\":{pid},\"tid\":{tid}}}",
+            flow_name(k)
+        )
+    }
 }
 
 /// The name of the arrow an event starts or ends.

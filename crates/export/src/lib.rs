@@ -193,6 +193,13 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts one location's events as [`stream::for_each_event`] read
+    /// them, with the problem that stopped the reading, if any.
+    pub(crate) fn add_read(&mut self, (events, warning): (u64, Option<String>)) {
+        self.events += events;
+        self.warnings.extend(warning);
+    }
+
     /// Events per second.
     pub fn events_per_second(&self) -> f64 {
         if self.seconds > 0.0 {

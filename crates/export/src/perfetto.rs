@@ -190,187 +190,267 @@ impl Pb {
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
     let locs = stream::locations(exp, sel)?;
     let mut w = crate::create(out, KIND)?;
-    let mut summary = Summary::default();
-    let mut pb = Pb::default();
     let io = |e| Error::io(out, e);
-    let mut seen_process = HashSet::new();
+    let mut pb = Pb::default();
     // Descriptors first.
-    for (i, l) in locs.iter().enumerate() {
-        let pid = l.rank as i64 + 1;
-        if seen_process.insert(l.rank) {
-            pb.buf.clear();
-            let td = pb.begin(f::TRACK_DESCRIPTOR);
-            pb.uint(f::TD_UUID, process_uuid(l.rank));
-            let pd = pb.begin(f::TD_PROCESS);
-            pb.int(f::PD_PID, pid);
-            let name = match &l.p.info {
-                Some(info) => format!("rank {}: {} (pid {})", l.rank, info.program, info.pid),
-                None => format!("rank {}", l.rank),
-            };
-            pb.string(f::PD_PROCESS_NAME, &name);
-            pb.end(pd);
-            pb.end(td);
+    for (i, (first, l)) in stream::first_of_rank(&locs).enumerate() {
+        if first {
+            process_descriptor(&mut pb, l);
             packet(&mut w, &pb.buf).map_err(io)?;
         }
-        pb.buf.clear();
-        let td = pb.begin(f::TRACK_DESCRIPTOR);
-        pb.uint(f::TD_UUID, thread_uuid(l));
-        pb.uint(f::TD_PARENT_UUID, process_uuid(l.rank));
-        let thd = pb.begin(f::TD_THREAD);
-        pb.int(f::THD_PID, pid);
-        pb.int(f::THD_TID, 1_000_000 + i as i64);
-        let name = if l.name.is_empty() {
-            format!("thread {}", l.thread)
-        } else {
-            format!("thread {} ({})", l.thread, l.name)
-        };
-        pb.string(f::THD_THREAD_NAME, &name);
-        pb.end(thd);
-        pb.end(td);
+        thread_descriptor(&mut pb, l, i);
         packet(&mut w, &pb.buf).map_err(io)?;
     }
+    let mut summary = Summary::default();
     let mut flows = Flows::default();
     for (i, l) in locs.iter().enumerate() {
-        let seq = i as u64 + 2;
-        let p = l.p;
-        let track = thread_uuid(l);
-        // First packet of the sequence: clear state, set the default track.
+        let mut seq = Sequence::new(l, i as u64 + 2);
+        seq.start(&mut pb);
+        packet(&mut w, &pb.buf).map_err(io)?;
+        let read = stream::for_each_event(exp, l, |t, e| {
+            seq.event(&mut w, &mut pb, &mut flows, t, &e.kind)
+                .map_err(io)
+        })?;
+        summary.add_read(read);
+    }
+    crate::finish(w, out)?;
+    Ok(summary)
+}
+
+/// Puts the track descriptor of `l`'s process in `pb`.
+fn process_descriptor(pb: &mut Pb, l: &Loc) {
+    pb.buf.clear();
+    let td = pb.begin(f::TRACK_DESCRIPTOR);
+    pb.uint(f::TD_UUID, process_uuid(l.rank));
+    let pd = pb.begin(f::TD_PROCESS);
+    pb.int(f::PD_PID, pid(l));
+    let name = match &l.p.info {
+        Some(info) => format!("rank {}: {} (pid {})", l.rank, info.program, info.pid),
+        None => format!("rank {}", l.rank),
+    };
+    pb.string(f::PD_PROCESS_NAME, &name);
+    pb.end(pd);
+    pb.end(td);
+}
+
+/// Puts the track descriptor of location `l`, the `i`-th, in `pb`.
+fn thread_descriptor(pb: &mut Pb, l: &Loc, i: usize) {
+    pb.buf.clear();
+    let td = pb.begin(f::TRACK_DESCRIPTOR);
+    pb.uint(f::TD_UUID, thread_uuid(l));
+    pb.uint(f::TD_PARENT_UUID, process_uuid(l.rank));
+    let thd = pb.begin(f::TD_THREAD);
+    pb.int(f::THD_PID, pid(l));
+    // Unique per location, and apart from the pids (ranks + 1).
+    pb.int(f::THD_TID, 1_000_000 + i as i64);
+    pb.string(f::THD_THREAD_NAME, &l.thread_name());
+    pb.end(thd);
+    pb.end(td);
+}
+
+/// Perfetto's pid of `l`'s process: its rank + 1, as pid 0 is the idle
+/// task's.
+fn pid(l: &Loc) -> i64 {
+    l.rank as i64 + 1
+}
+
+/// One location's packet sequence and the names already interned on it.
+struct Sequence<'l, 'a> {
+    loc: &'l Loc<'a>,
+    id: u64,
+    track: u64,
+    interned: Interned,
+    /// Metrics whose counter track is described.
+    counters: HashSet<u32>,
+    /// Debug annotation names interned, by index in [`ARG_NAMES`].
+    annotations: [bool; ARG_NAMES.len()],
+}
+
+/// The interned name of an event, and the name itself if this is its
+/// first use on the sequence.
+struct EventName {
+    iid: u64,
+    new: Option<String>,
+}
+
+impl<'l, 'a> Sequence<'l, 'a> {
+    fn new(loc: &'l Loc<'a>, id: u64) -> Self {
+        Sequence {
+            loc,
+            id,
+            track: thread_uuid(loc),
+            interned: Interned::default(),
+            counters: HashSet::new(),
+            annotations: [false; ARG_NAMES.len()],
+        }
+    }
+
+    /// Puts the sequence's first packet in `pb`: it clears the incremental
+    /// state and sets the location's track as the default.
+    fn start(&self, pb: &mut Pb) {
         pb.buf.clear();
-        pb.uint(f::SEQUENCE_ID, seq);
+        pb.uint(f::SEQUENCE_ID, self.id);
         pb.uint(f::SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
         pb.uint(f::FIRST_PACKET_ON_SEQUENCE, 1);
         let d = pb.begin(f::TRACE_PACKET_DEFAULTS);
         let te = pb.begin(f::TRACK_EVENT_DEFAULTS);
-        pb.uint(f::TRACK_UUID, track);
+        pb.uint(f::TRACK_UUID, self.track);
         pb.end(te);
         pb.end(d);
-        packet(&mut w, &pb.buf).map_err(io)?;
-        let mut interned = Interned::default();
-        let mut counters: HashSet<u32> = HashSet::new();
-        let mut ann_interned = [false; ARG_NAMES.len()];
-        let mut stack: Vec<u32> = Vec::new();
-        let (n, warn) = stream::for_each_event(exp, l, |t, e| {
-            pb.buf.clear();
-            // A counter track is described before its first value.
-            if let EventKind::Metric { metric, .. } = e.kind {
-                if counters.insert(metric) {
-                    let td = pb.begin(f::TRACK_DESCRIPTOR);
-                    pb.uint(f::TD_UUID, counter_uuid(l, metric));
-                    pb.uint(f::TD_PARENT_UUID, track);
-                    let name = p
-                        .metrics
-                        .get(&metric)
-                        .map_or_else(|| format!("metric {metric}"), |m| m.0.clone());
-                    pb.string(f::TD_NAME, &name);
-                    let c = pb.begin(f::TD_COUNTER);
-                    pb.end(c);
-                    pb.end(td);
-                    packet(&mut w, &pb.buf).map_err(io)?;
-                    pb.buf.clear();
-                }
-            }
-            pb.uint(f::TIMESTAMP, t);
-            pb.uint(f::SEQUENCE_ID, seq);
-            pb.uint(f::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
-            // Interned names this event needs, as (iid, name).
-            let (iid, new_name): (u64, Option<String>) = match e.kind {
-                EventKind::Enter { region } | EventKind::Mark { mark: region, .. } => {
-                    let iid = region as u64 + 1;
-                    let new = interned.insert(iid).then(|| stream::region_name(p, region));
-                    (iid, new)
-                }
-                EventKind::Leave { .. } | EventKind::Metric { .. } => (0, None),
-                EventKind::FlushBegin | EventKind::FlushEnd => {
-                    let iid = KIND_IID_BASE;
-                    (
-                        iid,
-                        interned.insert(iid).then(|| "parallax flush".to_string()),
-                    )
-                }
-                ref k => {
-                    let iid = KIND_IID_BASE + 1 + kind_index(k);
-                    (iid, interned.insert(iid).then(|| k.name().to_string()))
-                }
-            };
-            let args = match e.kind {
-                EventKind::Enter { .. }
-                | EventKind::Leave { .. }
-                | EventKind::Metric { .. }
-                | EventKind::FlushBegin
-                | EventKind::FlushEnd => Vec::new(),
-                ref k => stream::args(k),
-            };
-            let new_args: Vec<usize> = args
-                .iter()
-                .map(|(a, _)| arg_index(a))
-                .filter(|&a| !std::mem::replace(&mut ann_interned[a], true))
-                .collect();
-            if new_name.is_some() || !new_args.is_empty() {
-                let id = pb.begin(f::INTERNED_DATA);
-                if let Some(name) = &new_name {
-                    let en = pb.begin(f::EVENT_NAMES);
-                    pb.uint(f::IID, iid);
-                    pb.string(f::NAME, name);
-                    pb.end(en);
-                }
-                for a in new_args {
-                    let dn = pb.begin(f::DEBUG_ANNOTATION_NAMES);
-                    pb.uint(f::IID, a as u64 + 1);
-                    pb.string(f::NAME, ARG_NAMES[a]);
-                    pb.end(dn);
-                }
-                pb.end(id);
-            }
-            let te = pb.begin(f::TRACK_EVENT);
-            match e.kind {
-                EventKind::Enter { region } => {
-                    stack.push(region);
-                    pb.uint(f::TYPE, TYPE_SLICE_BEGIN);
-                    pb.uint(f::NAME_IID, iid);
-                }
-                EventKind::FlushBegin => {
-                    pb.uint(f::TYPE, TYPE_SLICE_BEGIN);
-                    pb.uint(f::NAME_IID, iid);
-                }
-                EventKind::Leave { .. } | EventKind::FlushEnd => {
-                    stack.pop();
-                    pb.uint(f::TYPE, TYPE_SLICE_END);
-                }
-                EventKind::Metric { metric, value } => {
-                    pb.uint(f::TYPE, TYPE_COUNTER);
-                    pb.uint(f::TRACK_UUID, counter_uuid(l, metric));
-                    pb.int(f::COUNTER_VALUE, value);
-                }
-                ref k => {
-                    pb.uint(f::TYPE, TYPE_INSTANT);
-                    pb.uint(f::NAME_IID, iid);
-                    for (a, v) in &args {
-                        let da = pb.begin(f::DEBUG_ANNOTATIONS);
-                        pb.uint(f::DA_NAME_IID, arg_index(a) as u64 + 1);
-                        if *a == "value" {
-                            pb.int(f::DA_INT_VALUE, *v as i64);
-                        } else {
-                            pb.uint(f::DA_UINT_VALUE, *v);
-                        }
-                        pb.end(da);
-                    }
-                    match flows.of(l.rank, k) {
-                        Some(FlowEnd::Start(id)) => pb.fixed64(f::FLOW_IDS, id),
-                        Some(FlowEnd::End(id)) => pb.fixed64(f::TERMINATING_FLOW_IDS, id),
-                        None => {}
-                    }
-                }
-            }
-            pb.end(te);
-            packet(&mut w, &pb.buf).map_err(io)
-        })?;
-        summary.events += n;
-        if let Some(wn) = warn {
-            summary.warnings.push(wn);
-        }
     }
-    crate::finish(w, out)?;
-    Ok(summary)
+
+    /// Writes the packet of an event of `kind` at `t` ns, after the
+    /// descriptor of its counter track if it is a metric's first value.
+    #[inline]
+    fn event(
+        &mut self,
+        w: &mut impl Write,
+        pb: &mut Pb,
+        flows: &mut Flows,
+        t: u64,
+        kind: &EventKind,
+    ) -> std::io::Result<()> {
+        if let EventKind::Metric { metric, .. } = *kind {
+            if self.counters.insert(metric) {
+                self.counter_descriptor(pb, metric);
+                packet(w, &pb.buf)?;
+            }
+        }
+        pb.buf.clear();
+        pb.uint(f::TIMESTAMP, t);
+        pb.uint(f::SEQUENCE_ID, self.id);
+        pb.uint(f::SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+        let name = self.name(kind);
+        let args = match kind {
+            EventKind::Enter { .. }
+            | EventKind::Leave { .. }
+            | EventKind::Metric { .. }
+            | EventKind::FlushBegin
+            | EventKind::FlushEnd => Vec::new(),
+            k => stream::args(k),
+        };
+        self.intern(pb, &name, &args);
+        self.track_event(pb, flows, kind, name.iid, &args);
+        packet(w, &pb.buf)
+    }
+
+    /// Puts the descriptor of the counter track of `metric` in `pb`.
+    fn counter_descriptor(&self, pb: &mut Pb, metric: u32) {
+        pb.buf.clear();
+        let td = pb.begin(f::TRACK_DESCRIPTOR);
+        pb.uint(f::TD_UUID, counter_uuid(self.loc, metric));
+        pb.uint(f::TD_PARENT_UUID, self.track);
+        pb.string(f::TD_NAME, &stream::metric_name(self.loc.p, metric));
+        let c = pb.begin(f::TD_COUNTER);
+        pb.end(c);
+        pb.end(td);
+    }
+
+    /// The interned name of an event of `kind` (0 for events shown
+    /// without a name).
+    #[inline]
+    fn name(&mut self, kind: &EventKind) -> EventName {
+        let interned = &mut self.interned;
+        let (iid, new) = match *kind {
+            EventKind::Enter { region } | EventKind::Mark { mark: region, .. } => {
+                let iid = region as u64 + 1;
+                let p = self.loc.p;
+                (
+                    iid,
+                    interned.insert(iid).then(|| stream::region_name(p, region)),
+                )
+            }
+            EventKind::Leave { .. } | EventKind::Metric { .. } => (0, None),
+            EventKind::FlushBegin | EventKind::FlushEnd => {
+                let iid = KIND_IID_BASE;
+                (
+                    iid,
+                    interned.insert(iid).then(|| "parallax flush".to_string()),
+                )
+            }
+            ref k => {
+                let iid = KIND_IID_BASE + 1 + kind_index(k);
+                (iid, interned.insert(iid).then(|| k.name().to_string()))
+            }
+        };
+        EventName { iid, new }
+    }
+
+    /// Adds to `pb` the interned data of the names an event needs that the
+    /// sequence has not sent yet: its own and its arguments'.
+    #[inline]
+    fn intern(&mut self, pb: &mut Pb, name: &EventName, args: &[(&str, u64)]) {
+        let new_args: Vec<usize> = args
+            .iter()
+            .map(|(a, _)| arg_index(a))
+            .filter(|&a| !std::mem::replace(&mut self.annotations[a], true))
+            .collect();
+        if name.new.is_none() && new_args.is_empty() {
+            return;
+        }
+        let id = pb.begin(f::INTERNED_DATA);
+        if let Some(new) = &name.new {
+            let en = pb.begin(f::EVENT_NAMES);
+            pb.uint(f::IID, name.iid);
+            pb.string(f::NAME, new);
+            pb.end(en);
+        }
+        for a in new_args {
+            let dn = pb.begin(f::DEBUG_ANNOTATION_NAMES);
+            pb.uint(f::IID, a as u64 + 1);
+            pb.string(f::NAME, ARG_NAMES[a]);
+            pb.end(dn);
+        }
+        pb.end(id);
+    }
+
+    /// Adds to `pb` the `TrackEvent` of an event of `kind` named `iid`
+    /// with arguments `args`.
+    #[inline]
+    fn track_event(
+        &self,
+        pb: &mut Pb,
+        flows: &mut Flows,
+        kind: &EventKind,
+        iid: u64,
+        args: &[(&str, u64)],
+    ) {
+        let te = pb.begin(f::TRACK_EVENT);
+        match *kind {
+            EventKind::Enter { .. } | EventKind::FlushBegin => {
+                pb.uint(f::TYPE, TYPE_SLICE_BEGIN);
+                pb.uint(f::NAME_IID, iid);
+            }
+            EventKind::Leave { .. } | EventKind::FlushEnd => {
+                pb.uint(f::TYPE, TYPE_SLICE_END);
+            }
+            EventKind::Metric { metric, value } => {
+                pb.uint(f::TYPE, TYPE_COUNTER);
+                pb.uint(f::TRACK_UUID, counter_uuid(self.loc, metric));
+                pb.int(f::COUNTER_VALUE, value);
+            }
+            ref k => {
+                pb.uint(f::TYPE, TYPE_INSTANT);
+                pb.uint(f::NAME_IID, iid);
+                for (a, v) in args {
+                    let da = pb.begin(f::DEBUG_ANNOTATIONS);
+                    pb.uint(f::DA_NAME_IID, arg_index(a) as u64 + 1);
+                    if *a == "value" {
+                        pb.int(f::DA_INT_VALUE, *v as i64);
+                    } else {
+                        pb.uint(f::DA_UINT_VALUE, *v);
+                    }
+                    pb.end(da);
+                }
+                match flows.of(self.loc.rank, k) {
+                    Some(FlowEnd::Start(id)) => pb.fixed64(f::FLOW_IDS, id),
+                    Some(FlowEnd::End(id)) => pb.fixed64(f::TERMINATING_FLOW_IDS, id),
+                    None => {}
+                }
+            }
+        }
+        pb.end(te);
+    }
 }
 
 /// The interned-name ids already sent on a sequence: a bitmap for small

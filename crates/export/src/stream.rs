@@ -2,7 +2,7 @@
 //! nanoseconds since the start of the experiment, and the pairing of
 //! messages and thread hand-offs that trace formats draw as arrows.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use parallax_model::clock::ClockMap;
 use parallax_model::event::{Event, EventKind};
@@ -36,6 +36,22 @@ impl Loc<'_> {
             format!("rank {} thread {} ({})", self.rank, self.thread, self.name)
         }
     }
+
+    /// Its name within its process: `thread 1 (worker-0)`.
+    pub fn thread_name(&self) -> String {
+        if self.name.is_empty() {
+            format!("thread {}", self.thread)
+        } else {
+            format!("thread {} ({})", self.thread, self.name)
+        }
+    }
+}
+
+/// Each of `locs` with whether it is the first of its rank: trace formats
+/// describe a process before its first thread.
+pub fn first_of_rank<'l, 'a>(locs: &'l [Loc<'a>]) -> impl Iterator<Item = (bool, &'l Loc<'a>)> {
+    let mut seen = HashSet::new();
+    locs.iter().map(move |l| (seen.insert(l.rank), l))
 }
 
 /// The selected locations, ordered by (rank, thread). Fails when the
@@ -233,6 +249,13 @@ pub fn hash(v: &[u64]) -> u64 {
         h ^= h >> 31;
     }
     h.max(1)
+}
+
+/// Name of metric `id` of process `p`, a placeholder without a definition.
+pub fn metric_name(p: &Process, id: u32) -> String {
+    p.metrics
+        .get(&id)
+        .map_or_else(|| format!("metric {id}"), |m| m.0.clone())
 }
 
 /// Name of a region of process `p`, with placeholders for ids without a

@@ -175,128 +175,174 @@ pub fn export(
     let groups = selected_profiles(exp, prof, opts)?;
     let kinds = kinds(exp);
     let mut w = crate::create(out, kind(opts.format))?;
-    let io = |e| Error::io(out, e);
-    let mut rows = 0u64;
-    match opts.format {
-        Format::Csv => {
-            writeln!(w, "{CSV_HEADER}").map_err(io)?;
-            for (of, group) in &groups {
-                let (rank, thread, name) = match of {
-                    Some(g) => (g.rank.to_string(), g.thread.to_string(), g.name.as_str()),
-                    None => (String::new(), String::new(), ""),
-                };
-                let first = rows;
-                let mut frames = Frames::default();
-                for r in group {
-                    frames.visit(r);
-                    let kind = kinds.get(&r.region);
-                    let t = &r.times;
-                    writeln!(
-                        w,
-                        "{rank},{thread},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                        csv(name),
-                        r.depth,
-                        csv(&frames.joined(";")),
-                        csv(&r.region),
-                        kind.map_or("", |k| k.name()),
-                        kind.map_or("", |k| k.category().name()),
-                        t.count,
-                        num(t.inclusive),
-                        num(t.exclusive),
-                        num(t.min),
-                        num(t.max),
-                        num(t.mean()),
-                        num(t.std_dev()),
-                        r.locations,
-                        rows,
-                        r.parent
-                            .map_or(String::new(), |p| (first + p as u64).to_string()),
-                    )
-                    .map_err(io)?;
-                    rows += 1;
-                }
-            }
-        }
-        Format::Json => {
-            // An array of records, written one by one.
-            w.write_all(b"[").map_err(io)?;
-            for (of, group) in &groups {
-                let first = rows;
-                let mut frames = Frames::default();
-                for r in group {
-                    frames.visit(r);
-                    let kind = kinds.get(&r.region);
-                    let t = &r.times;
-                    let v = json!({
-                        "rank": of.as_ref().map(|g| g.rank),
-                        "thread": of.as_ref().map(|g| g.thread),
-                        "location": of.as_ref().map_or("", |g| g.name.as_str()),
-                        "depth": r.depth,
-                        "path": frames.joined(";"),
-                        "region": r.region,
-                        "kind": kind.map(|k| k.name()),
-                        "category": kind.map(|k| k.category().name()),
-                        "count": t.count,
-                        "inclusive_ns": t.inclusive,
-                        "exclusive_ns": t.exclusive,
-                        "min_ns": t.min,
-                        "max_ns": t.max,
-                        "mean_ns": t.mean(),
-                        "sd_ns": t.std_dev(),
-                        "locations": r.locations,
-                        "id": rows,
-                        "parent": r.parent.map(|p| first + p as u64),
-                    });
-                    if rows > 0 {
-                        w.write_all(b",").map_err(io)?;
-                    }
-                    w.write_all(b"\n").map_err(io)?;
-                    serde_json::to_writer(&mut w, &v)
-                        .map_err(|e| Error::io(out, std::io::Error::other(e)))?;
-                    rows += 1;
-                }
-            }
-            w.write_all(b"\n]\n").map_err(io)?;
-        }
-        _ => {
-            w.write_all(b"[").map_err(io)?;
-            let mut first = true;
-            for (of, group) in &groups {
-                rows += group.len() as u64;
-                if !first {
-                    w.write_all(b",").map_err(io)?;
-                }
-                match of {
-                    Some(g) => {
-                        first = false;
-                        let inc: f64 = group
-                            .iter()
-                            .filter(|r| r.depth == 0)
-                            .map(|r| r.times.inclusive)
-                            .sum();
-                        let head = json!({
-                            "frame": {"name": g.label, "type": "location"},
-                            "metrics": {"time (inc)": inc, "time": 0.0, "count": 0},
-                        });
-                        write_open(&mut w, &head).map_err(io)?;
-                        w.write_all(b",\"children\":[").map_err(io)?;
-                        hatchet_tree(&mut w, group, &kinds).map_err(io)?;
-                        w.write_all(b"]}").map_err(io)?;
-                    }
-                    None => {
-                        first = group.is_empty();
-                        hatchet_tree(&mut w, group, &kinds).map_err(io)?;
-                    }
-                }
-            }
-            w.write_all(b"\n]\n").map_err(io)?;
-        }
+    let rows = match opts.format {
+        Format::Csv => write_csv(&mut w, &groups, &kinds),
+        Format::Json => write_json(&mut w, &groups, &kinds),
+        _ => write_hatchet(&mut w, &groups, &kinds),
     }
+    .map_err(|e| Error::io(out, e))?;
     crate::finish(w, out)?;
     Ok(Summary {
         rows,
         ..Summary::default()
     })
+}
+
+/// One row of a CSV or JSON profile.
+struct Row<'r> {
+    /// Its location (`None` when merged).
+    of: Option<&'r GroupOf>,
+    path: &'r PathRow,
+    /// The frames down to it.
+    frames: &'r Frames<'r>,
+    kind: Option<&'r RegionKind>,
+    /// Its number in the file, and its parent's.
+    id: u64,
+    parent: Option<u64>,
+}
+
+/// Calls `f` with every row of `groups` in file order; returns how many.
+fn for_each_row(
+    groups: &[Group],
+    kinds: &BTreeMap<String, RegionKind>,
+    mut f: impl FnMut(&Row) -> std::io::Result<()>,
+) -> std::io::Result<u64> {
+    let mut rows = 0u64;
+    for (of, group) in groups {
+        // A group's parents are numbered within it.
+        let first = rows;
+        let mut frames = Frames::default();
+        for r in group {
+            frames.visit(r);
+            f(&Row {
+                of: of.as_ref(),
+                path: r,
+                frames: &frames,
+                kind: kinds.get(&r.region),
+                id: rows,
+                parent: r.parent.map(|p| first + p as u64),
+            })?;
+            rows += 1;
+        }
+    }
+    Ok(rows)
+}
+
+/// Writes the rows of `groups` as CSV; returns how many.
+fn write_csv(
+    w: &mut impl Write,
+    groups: &[Group],
+    kinds: &BTreeMap<String, RegionKind>,
+) -> std::io::Result<u64> {
+    writeln!(w, "{CSV_HEADER}")?;
+    for_each_row(groups, kinds, |row| {
+        match row.of {
+            Some(g) => write!(w, "{},{},{},", g.rank, g.thread, csv(&g.name))?,
+            None => w.write_all(b",,,")?,
+        }
+        let (r, t) = (row.path, &row.path.times);
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            r.depth,
+            csv(&row.frames.joined(";")),
+            csv(&r.region),
+            row.kind.map_or("", |k| k.name()),
+            row.kind.map_or("", |k| k.category().name()),
+            t.count,
+            num(t.inclusive),
+            num(t.exclusive),
+            num(t.min),
+            num(t.max),
+            num(t.mean()),
+            num(t.std_dev()),
+            r.locations,
+            row.id,
+            row.parent.map_or(String::new(), |p| p.to_string()),
+        )
+    })
+}
+
+/// Writes the rows of `groups` as an array of JSON records, one by one;
+/// returns how many.
+fn write_json(
+    w: &mut impl Write,
+    groups: &[Group],
+    kinds: &BTreeMap<String, RegionKind>,
+) -> std::io::Result<u64> {
+    w.write_all(b"[")?;
+    let rows = for_each_row(groups, kinds, |row| {
+        let (r, t) = (row.path, &row.path.times);
+        let v = json!({
+            "rank": row.of.map(|g| g.rank),
+            "thread": row.of.map(|g| g.thread),
+            "location": row.of.map_or("", |g| g.name.as_str()),
+            "depth": r.depth,
+            "path": row.frames.joined(";"),
+            "region": r.region,
+            "kind": row.kind.map(|k| k.name()),
+            "category": row.kind.map(|k| k.category().name()),
+            "count": t.count,
+            "inclusive_ns": t.inclusive,
+            "exclusive_ns": t.exclusive,
+            "min_ns": t.min,
+            "max_ns": t.max,
+            "mean_ns": t.mean(),
+            "sd_ns": t.std_dev(),
+            "locations": r.locations,
+            "id": row.id,
+            "parent": row.parent,
+        });
+        if row.id > 0 {
+            w.write_all(b",")?;
+        }
+        w.write_all(b"\n")?;
+        serde_json::to_writer(&mut *w, &v).map_err(std::io::Error::other)
+    })?;
+    w.write_all(b"\n]\n")?;
+    Ok(rows)
+}
+
+/// Writes `groups` as a Hatchet literal: a node per location above its
+/// call tree, or the merged trees; returns the number of call paths.
+fn write_hatchet(
+    w: &mut impl Write,
+    groups: &[Group],
+    kinds: &BTreeMap<String, RegionKind>,
+) -> std::io::Result<u64> {
+    let mut rows = 0u64;
+    w.write_all(b"[")?;
+    let mut first = true;
+    for (of, group) in groups {
+        rows += group.len() as u64;
+        if !first {
+            w.write_all(b",")?;
+        }
+        match of {
+            Some(g) => {
+                first = false;
+                let inc: f64 = group
+                    .iter()
+                    .filter(|r| r.depth == 0)
+                    .map(|r| r.times.inclusive)
+                    .sum();
+                let head = json!({
+                    "frame": {"name": g.label, "type": "location"},
+                    "metrics": {"time (inc)": inc, "time": 0.0, "count": 0},
+                });
+                write_open(w, &head)?;
+                w.write_all(b",\"children\":[")?;
+                hatchet_tree(w, group, kinds)?;
+                w.write_all(b"]}")?;
+            }
+            None => {
+                first = group.is_empty();
+                hatchet_tree(w, group, kinds)?;
+            }
+        }
+    }
+    w.write_all(b"\n]\n")?;
+    Ok(rows)
 }
 
 /// Writes a JSON object without its closing brace, so that a `children`

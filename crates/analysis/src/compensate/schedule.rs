@@ -139,13 +139,82 @@ pub(super) fn plan(
     if loops.is_empty() {
         return Ok(None);
     }
+    let inputs = Inputs {
+        locs,
+        pairing,
+        costs,
+        crowded,
+    };
     // Loops left as measured, by rank and reason.
     let mut kept: BTreeMap<(u32, String), Vec<u64>> = BTreeMap::new();
     let mut report = Vec::new();
-    // Per location: the loops it re-runs, in the order they start there.
-    let mut spans: BTreeMap<usize, Vec<Span>> = BTreeMap::new();
-    // Per location: how much later than measured its events now come, ns.
-    let mut shift: HashMap<usize, f64> = HashMap::new();
+    let mut arrangement = Arrangement::default();
+    for id in in_order_of_start(&loops) {
+        let lp = loops.get_mut(&id).expect("listed");
+        check(lp, locs);
+        let rank = lp.parts.keys().next().map_or(0, |&l| locs[l].rank);
+        let iterations = lp.units.len() as u64;
+        match reschedule(lp, &inputs, &mut arrangement) {
+            Ok(threads) => report.push(Rescheduled {
+                rank,
+                loop_id: id,
+                iterations,
+                threads,
+            }),
+            Err(why) => kept.entry((rank, why)).or_default().push(id),
+        }
+    }
+    let warnings = kept_warnings(kept);
+    let locs = if report.is_empty() {
+        locs.to_vec()
+    } else {
+        rewrite_all(locs, out, &arrangement.spans)?
+    };
+    Ok(Some(Plan {
+        locs,
+        loops: report,
+        warnings,
+    }))
+}
+
+/// What re-scheduling a loop needs besides the loop.
+struct Inputs<'a> {
+    locs: &'a [Loc],
+    pairing: &'a Pairing,
+    costs: &'a [Costs],
+    crowded: &'a [Option<Crowded>],
+}
+
+/// The loops re-scheduled so far, per location.
+#[derive(Default)]
+struct Arrangement {
+    /// The loops it re-runs, in the order they start there.
+    spans: BTreeMap<usize, Vec<Span>>,
+    /// How much later than measured its events now come, ns.
+    shift: HashMap<usize, f64>,
+}
+
+impl Arrangement {
+    /// When each location of `lp` is free to take its first iteration, in
+    /// the times of `space`: measured times move with the loops before.
+    fn ready(&self, lp: &Loop, space: usize) -> Vec<(usize, f64)> {
+        lp.parts
+            .iter()
+            .map(|(&l, p)| {
+                let s = if space == M {
+                    self.shift.get(&l).copied().unwrap_or(0.0)
+                } else {
+                    0.0
+                };
+                (l, p.first_t[space] + s)
+            })
+            .collect()
+    }
+}
+
+/// The loops' ids in the order they start (measured), ids breaking ties;
+/// a loop no location left has no start.
+fn in_order_of_start(loops: &BTreeMap<u64, Loop>) -> Vec<u64> {
     let mut order: Vec<(f64, u64)> = loops
         .iter()
         .filter_map(|(&id, lp)| {
@@ -154,84 +223,66 @@ pub(super) fn plan(
         })
         .collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    for (_, id) in order {
-        let lp = loops.get_mut(&id).expect("listed");
-        check(lp, locs);
-        let rank = lp.parts.keys().next().map_or(0, |&l| locs[l].rank);
-        let mut keep = |why: String| kept.entry((rank, why)).or_default().push(id);
-        if let Some(why) = &lp.bad {
-            keep(why.clone());
-            continue;
-        }
-        let process = locs[*lp.parts.keys().next().expect("checked")].process;
-        if let Some(c) = crowded.get(process).copied().flatten() {
-            keep(format!(
-                "up to {} threads at once on {} cores: re-simulating the loop would give each \
-                 thread a core",
-                c.threads, c.cpus
-            ));
-            continue;
-        }
-        let c = AwaitCosts::new(pairing, &costs[process]);
-        let ready = |space: usize| -> Vec<(usize, f64)> {
-            lp.parts
-                .iter()
-                .map(|(&l, p)| {
-                    let s = if space == M {
-                        shift.get(&l).copied().unwrap_or(0.0)
-                    } else {
-                        0.0
-                    };
-                    (l, p.first_t[space] + s)
-                })
-                .collect()
-        };
-        let simulated = simulate(lp, &ready(A), A, None, &c).and_then(|l| {
-            let laid = simulate(lp, &ready(M), M, Some(&l.assign), &c)?;
-            Ok((l.assign, laid))
-        });
-        let (chosen, mut laid) = match simulated {
-            Ok(s) => s,
-            Err(why) => {
-                keep(why.to_string());
-                continue;
-            }
-        };
-        let mut threads = Vec::new();
-        for (&l, p) in &lp.parts {
-            let before = lp.units.iter().filter(|u| u.loc == l).count() as u64;
-            let after = chosen.iter().filter(|&&c| c == l).count() as u64;
-            threads.push((locs[l].thread, before, after));
-            let end = laid.end[&l];
-            shift.insert(l, end - p.done_m);
-            spans.entry(l).or_default().push(Span {
-                first: p.first,
-                done: p.done,
-                done_new: end,
-                units: Vec::new(),
-            });
-        }
-        let iterations = lp.units.len() as u64;
-        for (k, unit) in std::mem::take(&mut lp.units).into_iter().enumerate() {
-            let span = spans
-                .get_mut(&chosen[k])
-                .and_then(|v| v.last_mut())
-                .expect("every chosen location has a part");
-            span.units.push(Placed {
-                unit,
-                start_new: laid.start[k],
-                waits_new: std::mem::take(&mut laid.waits[k]),
-            });
-        }
-        report.push(Rescheduled {
-            rank,
-            loop_id: id,
-            iterations,
-            threads,
+    order.into_iter().map(|(_, id)| id).collect()
+}
+
+/// Hands `lp`'s iterations out again and places them in `arrangement`;
+/// returns, per thread, its iterations before and after, or why the loop
+/// keeps its measured assignment.
+fn reschedule(
+    lp: &mut Loop,
+    inputs: &Inputs,
+    arrangement: &mut Arrangement,
+) -> Result<Vec<(u32, u64, u64)>, String> {
+    if let Some(why) = &lp.bad {
+        return Err(why.clone());
+    }
+    let locs = inputs.locs;
+    let process = locs[*lp.parts.keys().next().expect("checked")].process;
+    if let Some(c) = inputs.crowded.get(process).copied().flatten() {
+        return Err(format!(
+            "up to {} threads at once on {} cores: re-simulating the loop would give each \
+             thread a core",
+            c.threads, c.cpus
+        ));
+    }
+    let c = AwaitCosts::new(inputs.pairing, &inputs.costs[process]);
+    // The assignment comes from approximated times; the measured times of
+    // the new arrangement follow it.
+    let chosen = simulate(lp, &arrangement.ready(lp, A), A, None, &c)?.assign;
+    let mut laid = simulate(lp, &arrangement.ready(lp, M), M, Some(&chosen), &c)?;
+    let mut threads = Vec::new();
+    for (&l, p) in &lp.parts {
+        let before = lp.units.iter().filter(|u| u.loc == l).count() as u64;
+        let after = chosen.iter().filter(|&&c| c == l).count() as u64;
+        threads.push((locs[l].thread, before, after));
+        let end = laid.end[&l];
+        arrangement.shift.insert(l, end - p.done_m);
+        arrangement.spans.entry(l).or_default().push(Span {
+            first: p.first,
+            done: p.done,
+            done_new: end,
+            units: Vec::new(),
         });
     }
-    let warnings = kept
-        .into_iter()
+    for (k, unit) in std::mem::take(&mut lp.units).into_iter().enumerate() {
+        let span = arrangement
+            .spans
+            .get_mut(&chosen[k])
+            .and_then(|v| v.last_mut())
+            .expect("every chosen location has a part");
+        span.units.push(Placed {
+            unit,
+            start_new: laid.start[k],
+            waits_new: std::mem::take(&mut laid.waits[k]),
+        });
+    }
+    Ok(threads)
+}
+
+/// One warning per rank and reason for the loops left as measured.
+fn kept_warnings(kept: BTreeMap<(u32, String), Vec<u64>>) -> Vec<String> {
+    kept.into_iter()
         .map(|((rank, why), ids)| {
             let which = match &ids[..] {
                 [id] => format!("self-scheduled loop {id}"),
@@ -242,39 +293,37 @@ pub(super) fn plan(
             };
             format!("rank {rank}: {which}: iterations left where they ran ({why})")
         })
-        .collect();
-    if report.is_empty() {
-        return Ok(Some(Plan {
-            locs: locs.to_vec(),
-            loops: report,
-            warnings,
-        }));
-    }
+        .collect()
+}
+
+/// Rewrites the event files of the locations with `spans` under
+/// `out`/[`WORK_DIR`]; returns the locations to replay.
+fn rewrite_all(
+    locs: &[Loc],
+    out: &Path,
+    spans: &BTreeMap<usize, Vec<Span>>,
+) -> Result<Vec<Loc>, Error> {
     let dir = out.join(WORK_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let mut new_locs = locs.to_vec();
-    for (l, spans) in &spans {
+    for (&l, spans) in spans {
         let path = dir.join(format!(
             "{}-{}",
-            experiment::rank_dir(locs[*l].rank),
-            experiment::events_file(locs[*l].thread)
+            experiment::rank_dir(locs[l].rank),
+            experiment::events_file(locs[l].thread)
         ));
-        rewrite(locs, *l, spans, &path)?;
+        rewrite(locs, l, spans, &path)?;
         let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
-        new_locs[*l] = Loc {
+        new_locs[l] = Loc {
             path,
             spill: None,
             bytes,
             summary: None,
             rewritten_from: spans.first().map(|s| s.first),
-            ..locs[*l].clone()
+            ..locs[l].clone()
         };
     }
-    Ok(Some(Plan {
-        locs: new_locs,
-        loops: report,
-        warnings,
-    }))
+    Ok(new_locs)
 }
 
 /// Whether `loc` recorded an iteration of a self-scheduled loop.
@@ -310,15 +359,27 @@ struct Open {
     anchor: [f64; 2],
 }
 
+/// The event before the current one: its times and its probe (0 enter,
+/// 1 leave, 2 other).
+#[derive(Clone, Copy)]
+struct Before {
+    t: [f64; 2],
+    probe: u8,
+}
+
 /// Reads location `li`'s measured events and their approximated times in
 /// lockstep and adds its iterations to `loops`.
 fn scan(li: usize, loc: &Loc, approx: &Loc, loops: &mut BTreeMap<u64, Loop>) -> Result<(), Error> {
     let mut m = Stream::open(loc)?;
     let mut a = Stream::open(approx)?;
-    let mut open: Option<Open> = None;
-    let mut left: HashSet<u64> = HashSet::new();
-    let mut prev: Option<([f64; 2], u8)> = None;
-    let mut ord = 0u64;
+    let mut s = Scan {
+        li,
+        loops,
+        open: None,
+        left: HashSet::new(),
+        before: None,
+        ord: 0,
+    };
     while let Some(em) = m.peek() {
         let Some(ea) = a.peek() else {
             break;
@@ -328,128 +389,161 @@ fn scan(li: usize, loc: &Loc, approx: &Loc, loops: &mut BTreeMap<u64, Loop>) -> 
         }
         let t = [loc.clock.ns(em.time), ea.time as f64];
         match em.kind {
-            EventKind::Iteration { loop_id, index } => {
-                let o = match open.take() {
-                    Some(o) if o.id == loop_id => Some(o),
-                    Some(o) => {
-                        let why = "its iterations and another loop's interleave on one thread";
-                        loops.entry(o.id).or_default().fail(why);
-                        loops.entry(loop_id).or_default().fail(why);
-                        None
-                    }
-                    None => {
-                        if left.contains(&loop_id) {
-                            loops
-                                .entry(loop_id)
-                                .or_default()
-                                .fail("a thread took part in it twice");
-                        }
-                        Some(Open {
-                            id: loop_id,
-                            first: ord,
-                            first_t: t,
-                            unit: None,
-                            depth: 0,
-                            anchor: t,
-                        })
-                    }
-                };
-                if let Some(mut o) = o {
-                    let lp = loops.entry(loop_id).or_default();
-                    if let Some(mut u) = o.unit.take() {
-                        if o.depth != 0 {
-                            lp.fail("an iteration leaves regions open");
-                        }
-                        u.end = ord;
-                        u.tail = [t[M] - o.anchor[M], t[A] - o.anchor[A]];
-                        lp.units.push(u);
-                    }
-                    if index == NO_ITERATION {
-                        lp.parts.insert(
-                            li,
-                            Part {
-                                first: o.first,
-                                first_t: o.first_t,
-                                done: ord,
-                                done_m: t[M],
-                            },
-                        );
-                        left.insert(loop_id);
-                    } else {
-                        o.unit = Some(Unit {
-                            index,
-                            loc: li,
-                            start: ord,
-                            end: ord,
-                            items: Vec::new(),
-                            tail: [0.0; 2],
-                        });
-                        o.anchor = t;
-                        o.depth = 0;
-                        open = Some(o);
-                    }
-                }
-            }
-            kind => {
-                if let Some(o) = open.as_mut() {
-                    let u = o.unit.as_mut().expect("an open loop has an iteration");
-                    match kind {
-                        EventKind::Enter { .. } => o.depth += 1,
-                        EventKind::Leave { .. } => {
-                            o.depth -= 1;
-                            if o.depth < 0 {
-                                loops
-                                    .entry(o.id)
-                                    .or_default()
-                                    .fail("an iteration leaves a region it did not enter");
-                            }
-                        }
-                        EventKind::Advance { var, index } | EventKind::AwaitDone { var, index } => {
-                            let wait = matches!(kind, EventKind::AwaitDone { .. });
-                            // An await's wait began at the event before it.
-                            let (from, probe) = match prev {
-                                Some(p) if wait => p,
-                                _ => (t, 2),
-                            };
-                            u.items.push(Item {
-                                wait,
-                                var,
-                                index,
-                                ord,
-                                pre: [from[M] - o.anchor[M], from[A] - o.anchor[A]],
-                                probe,
-                            });
-                            o.anchor = t;
-                        }
-                        EventKind::FlushBegin
-                        | EventKind::FlushEnd
-                        | EventKind::Metric { .. }
-                        | EventKind::Mark { .. } => {}
-                        other => loops
-                            .entry(o.id)
-                            .or_default()
-                            .fail(format!("its iterations hold a {} event", other.name())),
-                    }
-                }
-            }
+            EventKind::Iteration { loop_id, index } => s.iteration(loop_id, index, t),
+            kind => s.inside(kind, t),
         }
         let probe = match em.kind {
             EventKind::Enter { .. } => 0,
             EventKind::Leave { .. } => 1,
             _ => 2,
         };
-        prev = Some((t, probe));
-        ord += 1;
+        s.before = Some(Before { t, probe });
+        s.ord += 1;
         m.advance();
         a.advance();
     }
-    if let Some(o) = open {
-        loops
-            .entry(o.id)
-            .or_default()
-            .fail("a thread's trace ends inside it");
+    if let Some(o) = s.open.take() {
+        s.fail(o.id, "a thread's trace ends inside it");
     }
     Ok(())
+}
+
+/// One location's scan: the loops found so far and where it is in them.
+struct Scan<'s> {
+    /// The location's index.
+    li: usize,
+    loops: &'s mut BTreeMap<u64, Loop>,
+    open: Option<Open>,
+    /// Loops the location has left.
+    left: HashSet<u64>,
+    before: Option<Before>,
+    /// The current event's number on the location.
+    ord: u64,
+}
+
+impl Scan<'_> {
+    fn fail(&mut self, id: u64, why: impl Into<String>) {
+        self.loops.entry(id).or_default().fail(why);
+    }
+
+    /// An iteration event of `loop_id` at times `t`: it ends the iteration
+    /// under way and starts iteration `index` or, if none was left, ends
+    /// the location's part in the loop.
+    fn iteration(&mut self, loop_id: u64, index: u64, t: [f64; 2]) {
+        let Some(mut o) = self.enter(loop_id, t) else {
+            return;
+        };
+        let ord = self.ord;
+        let lp = self.loops.entry(loop_id).or_default();
+        if let Some(mut u) = o.unit.take() {
+            if o.depth != 0 {
+                lp.fail("an iteration leaves regions open");
+            }
+            u.end = ord;
+            u.tail = [t[M] - o.anchor[M], t[A] - o.anchor[A]];
+            lp.units.push(u);
+        }
+        if index == NO_ITERATION {
+            lp.parts.insert(
+                self.li,
+                Part {
+                    first: o.first,
+                    first_t: o.first_t,
+                    done: ord,
+                    done_m: t[M],
+                },
+            );
+            self.left.insert(loop_id);
+        } else {
+            o.unit = Some(Unit {
+                index,
+                loc: self.li,
+                start: ord,
+                end: ord,
+                items: Vec::new(),
+                tail: [0.0; 2],
+            });
+            o.anchor = t;
+            o.depth = 0;
+            self.open = Some(o);
+        }
+    }
+
+    /// The loop an iteration event of `loop_id` at `t` belongs to: the
+    /// open one, or a new one when none is open; `None` (both loops
+    /// failing) when another loop is open.
+    fn enter(&mut self, loop_id: u64, t: [f64; 2]) -> Option<Open> {
+        match self.open.take() {
+            Some(o) if o.id == loop_id => Some(o),
+            Some(o) => {
+                let why = "its iterations and another loop's interleave on one thread";
+                self.fail(o.id, why);
+                self.fail(loop_id, why);
+                None
+            }
+            None => {
+                if self.left.contains(&loop_id) {
+                    self.fail(loop_id, "a thread took part in it twice");
+                }
+                Some(Open {
+                    id: loop_id,
+                    first: self.ord,
+                    first_t: t,
+                    unit: None,
+                    depth: 0,
+                    anchor: t,
+                })
+            }
+        }
+    }
+
+    /// An event other than an iteration event at times `t`: inside an
+    /// iteration, regions must balance and the only synchronization be
+    /// advances and awaits, which become the iteration's items.
+    fn inside(&mut self, kind: EventKind, t: [f64; 2]) {
+        let Some(o) = self.open.as_mut() else {
+            return;
+        };
+        let u = o.unit.as_mut().expect("an open loop has an iteration");
+        let why = match kind {
+            EventKind::Enter { .. } => {
+                o.depth += 1;
+                return;
+            }
+            EventKind::Leave { .. } => {
+                o.depth -= 1;
+                if o.depth >= 0 {
+                    return;
+                }
+                "an iteration leaves a region it did not enter".to_string()
+            }
+            EventKind::Advance { var, index } | EventKind::AwaitDone { var, index } => {
+                let wait = matches!(kind, EventKind::AwaitDone { .. });
+                // An await's wait began at the event before it.
+                let from = match self.before {
+                    Some(b) if wait => b,
+                    _ => Before { t, probe: 2 },
+                };
+                u.items.push(Item {
+                    wait,
+                    var,
+                    index,
+                    ord: self.ord,
+                    pre: [from.t[M] - o.anchor[M], from.t[A] - o.anchor[A]],
+                    probe: from.probe,
+                });
+                o.anchor = t;
+                return;
+            }
+            EventKind::FlushBegin
+            | EventKind::FlushEnd
+            | EventKind::Metric { .. }
+            | EventKind::Mark { .. } => return,
+            other => format!("its iterations hold a {} event", other.name()),
+        };
+        let id = o.id;
+        self.fail(id, why);
+    }
 }
 
 /// Marks `lp` bad unless its iterations are numbered 0..n, each ran on a
