@@ -8,8 +8,6 @@
 //! - [`names`]: how every view names locations and region kinds;
 //! - [`executor`]: how per-location passes and exchange steps run (one
 //!   thread or a pool, with identical results);
-//! - [`synth`]: simulated programs of known timing written as
-//!   experiments (ground truth and scale tests);
 //! - [`trace`]: the traced locations and streaming over their events;
 //! - [`replay`]: all locations replayed together, exchanging values at
 //!   their dependencies, and [`pairing`]: which event each
@@ -30,6 +28,5 @@ pub mod names;
 pub mod pairing;
 pub mod profile;
 pub mod replay;
-pub mod synth;
 pub mod trace;
 pub mod wire;

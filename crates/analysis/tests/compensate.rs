@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use parallax_analysis::compensate::{self, Convention, Liberal, Options};
 use parallax_analysis::executor::Executor;
-use parallax_analysis::synth::{self, Machine, Op, Program, Trace};
 use parallax_model::experiment::Experiment;
+use parallax_testkit::synth::{self, Machine, Op, Program, Trace};
 
 const ALPHA: [f64; 3] = [41.0, 37.0, 63.0];
 

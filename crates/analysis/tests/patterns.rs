@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use parallax_analysis::bottleneck::{self, Config, Pattern, Report};
 use parallax_analysis::executor::Executor;
-use parallax_analysis::synth::{self, Machine, Op, Program};
 use parallax_model::experiment::Experiment;
+use parallax_testkit::synth::{self, Machine, Op, Program};
 
 const MS: f64 = 1e6;
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use parallax_analysis::synth::{self, Machine, Op, Program};
+use parallax_testkit::synth::{self, Machine, Op, Program};
 
 use common::{compile, message_times, open, parallax, preload, stderr, tmp};
 

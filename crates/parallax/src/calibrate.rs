@@ -101,75 +101,8 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let measured = on_scratch(mode, || {
         for b in 0..=batches {
             let mut c = [0u64; 15];
-            c[0] = clock::now();
-            let mut sink = 0u64;
-            for _ in 0..BATCH {
-                sink = sink.wrapping_add(clock::now());
-            }
-            c[1] = clock::now();
-            let f = CAL.load(Relaxed);
-            let guards: [RegionGuard; BATCH] = std::array::from_fn(|_| SITE.enter_as(f));
-            c[2] = clock::now();
-            drop(guards);
-            c[3] = clock::now();
-            for i in 0..BATCH {
-                thread::with(|st| {
-                    st.event(&EventKind::Mark {
-                        mark: 1,
-                        value: i as i64,
-                    })
-                });
-            }
-            c[4] = clock::now();
-            for i in 0..BATCH {
-                if OFF.load(Relaxed) != 0 {
-                    thread::with(|st| st.enter(i as u32));
-                }
-                std::hint::black_box(());
-            }
-            c[5] = clock::now();
-            let preserving: [PreservingGuard; BATCH] =
-                std::array::from_fn(|_| SITE.enter_preserving_as(f));
-            c[6] = clock::now();
-            drop(preserving);
-            c[7] = clock::now();
-            let mut n = 7;
-            if let Some(e) = c_entry {
-                let enter = std::hint::black_box(e.enter);
-                let leave = std::hint::black_box(e.leave);
-                for i in 0..BATCH {
-                    sink = sink.wrapping_add(enter(1 + (i as u32 & 7)) as u64);
-                }
-                c[8] = clock::now();
-                for _ in 0..BATCH {
-                    leave();
-                }
-                c[9] = clock::now();
-                for i in 0..BATCH {
-                    sink =
-                        sink.wrapping_add(call_preserving(e.enter_preserving, 1 + (i as u32 & 7)));
-                }
-                c[10] = clock::now();
-                for _ in 0..BATCH {
-                    call_preserving(e.leave_preserving, 0);
-                }
-                c[11] = clock::now();
-                n = 11;
-                if let Some(h) = e.hooks.filter(|h| (h.ready)()) {
-                    let pending = (h.swap_skipped)(0);
-                    for (k, f) in [h.plain, h.recorded, h.skipped].into_iter().enumerate() {
-                        let f = std::hint::black_box(f);
-                        c[11 + k] = clock::now();
-                        for i in 0..BATCH {
-                            sink = sink.wrapping_add(f(i as u32) as u64);
-                        }
-                    }
-                    c[14] = clock::now();
-                    (h.swap_skipped)(pending);
-                    n = 14;
-                }
-            }
-            std::hint::black_box(sink);
+            let n = time_batch(c_entry, &mut c);
+            // The first batch warms caches and branch predictors up.
             if b > 0 {
                 for k in 0..n {
                     samples[k].push(c[k + 1].saturating_sub(c[k]));
@@ -218,53 +151,138 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
                 .iter()
                 .map(|&t| t as f64 * ns_per_tick / BATCH as f64)
                 .collect();
-            let min = per.iter().cloned().fold(f64::INFINITY, f64::min);
-            let kept = undisturbed(&per);
-            let n = kept.len() as f64;
-            let mean = kept.iter().sum::<f64>() / n;
-            let var =
-                kept.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
-            Calibration {
-                probe,
-                mode,
-                mean_ns: mean,
-                sd_ns: var.sqrt(),
-                min_ns: min,
-                samples: per.len() as u32,
-                tick,
-            }
+            summarize(probe, mode, &per, tick)
         })
         .collect();
-    // The hook pair split into its entry and exit as the runtime's own
-    // enter and leave split: where in the pair the time stamps fall.
+    split_hook_pair(&mut out, mode, batches as u32, tick);
+    out
+}
+
+/// Times one batch of each probe kind there is: `c[k]` to `c[k + 1]` is
+/// the batch of the `k`-th in [`measure`]'s order; returns how many were
+/// timed.
+#[inline(always)]
+fn time_batch(c_entry: Option<CEntry>, c: &mut [u64; 15]) -> usize {
+    c[0] = clock::now();
+    let mut sink = 0u64;
+    for _ in 0..BATCH {
+        sink = sink.wrapping_add(clock::now());
+    }
+    c[1] = clock::now();
+    let f = CAL.load(Relaxed);
+    let guards: [RegionGuard; BATCH] = std::array::from_fn(|_| SITE.enter_as(f));
+    c[2] = clock::now();
+    drop(guards);
+    c[3] = clock::now();
+    for i in 0..BATCH {
+        thread::with(|st| {
+            st.event(&EventKind::Mark {
+                mark: 1,
+                value: i as i64,
+            })
+        });
+    }
+    c[4] = clock::now();
+    for i in 0..BATCH {
+        if OFF.load(Relaxed) != 0 {
+            thread::with(|st| st.enter(i as u32));
+        }
+        std::hint::black_box(());
+    }
+    c[5] = clock::now();
+    let preserving: [PreservingGuard; BATCH] = std::array::from_fn(|_| SITE.enter_preserving_as(f));
+    c[6] = clock::now();
+    drop(preserving);
+    c[7] = clock::now();
+    let mut n = 7;
+    if let Some(e) = c_entry {
+        let enter = std::hint::black_box(e.enter);
+        let leave = std::hint::black_box(e.leave);
+        for i in 0..BATCH {
+            sink = sink.wrapping_add(enter(1 + (i as u32 & 7)) as u64);
+        }
+        c[8] = clock::now();
+        for _ in 0..BATCH {
+            leave();
+        }
+        c[9] = clock::now();
+        for i in 0..BATCH {
+            sink = sink.wrapping_add(call_preserving(e.enter_preserving, 1 + (i as u32 & 7)));
+        }
+        c[10] = clock::now();
+        for _ in 0..BATCH {
+            call_preserving(e.leave_preserving, 0);
+        }
+        c[11] = clock::now();
+        n = 11;
+        if let Some(h) = e.hooks.filter(|h| (h.ready)()) {
+            let pending = (h.swap_skipped)(0);
+            for (k, f) in [h.plain, h.recorded, h.skipped].into_iter().enumerate() {
+                let f = std::hint::black_box(f);
+                c[11 + k] = clock::now();
+                for i in 0..BATCH {
+                    sink = sink.wrapping_add(f(i as u32) as u64);
+                }
+            }
+            c[14] = clock::now();
+            (h.swap_skipped)(pending);
+            n = 14;
+        }
+    }
+    std::hint::black_box(sink);
+    n
+}
+
+/// The calibration of `probe` from its costs per call, one per batch:
+/// mean and deviation of the batches no interruption disturbed.
+fn summarize(probe: Probe, mode: Mode, per: &[f64], tick: u64) -> Calibration {
+    let min = per.iter().cloned().fold(f64::INFINITY, f64::min);
+    let kept = undisturbed(per);
+    let n = kept.len() as f64;
+    let mean = kept.iter().sum::<f64>() / n;
+    let var = kept.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0).max(1.0);
+    Calibration {
+        probe,
+        mode,
+        mean_ns: mean,
+        sd_ns: var.sqrt(),
+        min_ns: min,
+        samples: per.len() as u32,
+        tick,
+    }
+}
+
+/// The hook pair split into its entry and exit as the runtime's own enter
+/// and leave split: where in the pair the time stamps fall.
+fn split_hook_pair(out: &mut Vec<Calibration>, mode: Mode, batches: u32, tick: u64) {
     let mean = |p: Probe| {
         out.iter()
             .find(|c| c.probe == p)
             .map(|c| (c.mean_ns, c.sd_ns))
     };
-    if let (Some((pair, sd)), Some((enter, _)), Some((leave, _))) = (
+    let (Some((pair, sd)), Some((enter, _)), Some((leave, _))) = (
         mean(Probe::HookPair),
         mean(Probe::Enter),
         mean(Probe::Leave),
-    ) {
-        let share = if enter + leave > 0.0 {
-            enter / (enter + leave)
-        } else {
-            0.5
-        };
-        for (probe, part) in [(Probe::EnterHook, share), (Probe::LeaveHook, 1.0 - share)] {
-            out.push(Calibration {
-                probe,
-                mode,
-                mean_ns: pair * part,
-                sd_ns: sd * part,
-                min_ns: pair * part,
-                samples: batches as u32,
-                tick,
-            });
-        }
+    ) else {
+        return;
+    };
+    let share = if enter + leave > 0.0 {
+        enter / (enter + leave)
+    } else {
+        0.5
+    };
+    for (probe, part) in [(Probe::EnterHook, share), (Probe::LeaveHook, 1.0 - share)] {
+        out.push(Calibration {
+            probe,
+            mode,
+            mean_ns: pair * part,
+            sd_ns: sd * part,
+            min_ns: pair * part,
+            samples: batches,
+            tick,
+        });
     }
-    out
 }
 
 /// Runs `f` with the calling thread's probes writing, under the

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use crate::synth::{self, Machine, Op, Program};
 use parallax_analysis::profile::TreeBuilder;
-use parallax_analysis::synth::{self, Machine, Op, Program};
 use parallax_model::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
 use parallax_model::event::{Event, EventKind};
 use parallax_model::experiment::{self, EventReader, EventWriter, Experiment};

@@ -259,5 +259,5 @@ pub fn experiment_from_bytes(dir: &Path, data: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Communicator id of all ranks (as in `parallax_analysis::synth`).
+/// Communicator id of all ranks (as in `crate::synth`).
 pub const WORLD: u64 = 1 << 63;
