@@ -61,6 +61,32 @@ impl AtomicStats {
         }
     }
 
+    /// Adds one visit as [`Stats::add`] does, storing only what changes.
+    /// Owner only.
+    #[inline(always)]
+    fn add(&self, inclusive: u64, children: u64) {
+        let set = |a: &AtomicU64, v: u64| a.store(v, Relaxed);
+        let get = |a: &AtomicU64| a.load(Relaxed);
+        set(&self.count, get(&self.count) + 1);
+        set(
+            &self.inclusive,
+            get(&self.inclusive).saturating_add(inclusive),
+        );
+        let own = inclusive.saturating_sub(children);
+        set(&self.exclusive, get(&self.exclusive).saturating_add(own));
+        if inclusive < get(&self.min) {
+            set(&self.min, inclusive);
+        }
+        if inclusive > get(&self.max) {
+            set(&self.max, inclusive);
+        }
+        let d = inclusive as f64;
+        set(
+            &self.sum_sq,
+            (f64::from_bits(get(&self.sum_sq)) + d * d).to_bits(),
+        );
+    }
+
     /// Owner only.
     #[inline(always)]
     fn store(&self, s: &Stats) {
@@ -155,10 +181,10 @@ pub(crate) struct Published {
     array: AtomicPtr<Array>,
     /// Nodes initialized in the current array (stored after each new one).
     len: AtomicUsize,
+    /// The open frames first, each followed by a free one (node `NONE`)
+    /// unless all `max_depth` are open.
     frames: NonNull<Frame>,
     max_depth: usize,
-    /// Frames open (stored after each push and pop).
-    depth: AtomicUsize,
     /// Visits that were merged into the overflow node or were too deep.
     pub(crate) dropped: AtomicU64,
 }
@@ -187,10 +213,14 @@ impl Published {
 
     /// The open frames, outermost first.
     fn frames(&self) -> &[Frame] {
-        let depth = self.depth.load(Acquire).min(self.max_depth);
         // Safety: all `max_depth` frames are initialized and live as long as
         // the profile.
-        unsafe { std::slice::from_raw_parts(self.frames.as_ptr(), depth) }
+        let all = unsafe { std::slice::from_raw_parts(self.frames.as_ptr(), self.max_depth) };
+        let depth = all
+            .iter()
+            .position(|f| f.node.load(Relaxed) == NONE)
+            .unwrap_or(all.len());
+        &all[..depth]
     }
 
     /// Encodes the tree as a profile block payload into `out`, as many
@@ -309,7 +339,7 @@ impl Profile {
         let mut frames = Vec::new();
         frames.try_reserve_exact(max_depth).ok()?;
         frames.extend((0..max_depth).map(|_| Frame {
-            node: AtomicU32::new(ROOT),
+            node: AtomicU32::new(NONE),
             start: AtomicU64::new(0),
             children: AtomicU64::new(0),
         }));
@@ -327,7 +357,6 @@ impl Profile {
             len: AtomicUsize::new(0),
             frames,
             max_depth,
-            depth: AtomicUsize::new(0),
             dropped: AtomicU64::new(0),
         });
         let mut p = Profile {
@@ -378,8 +407,10 @@ impl Profile {
     pub(crate) fn reset(&mut self) {
         self.len = 0;
         self.put(Node::new(0, NONE));
+        for k in 0..self.depth {
+            self.frame(k).node.store(NONE, Relaxed);
+        }
         self.depth = 0;
-        self.published().depth.store(0, Release);
         self.cur = ROOT;
         self.deep = 0;
         self.overflow = NONE;
@@ -403,11 +434,10 @@ impl Profile {
             c
         };
         let f = self.frame(self.depth);
-        f.node.store(child, Relaxed);
         f.start.store(t, Relaxed);
         f.children.store(0, Relaxed);
+        f.node.store(child, Relaxed);
         self.depth += 1;
-        self.published().depth.store(self.depth, Release);
         self.cur = child;
     }
 
@@ -421,18 +451,16 @@ impl Profile {
             return;
         }
         self.depth -= 1;
-        self.published().depth.store(self.depth, Release);
         let f = self.frame(self.depth);
         let d = t.saturating_sub(f.start.load(Relaxed));
         let children = f.children.load(Relaxed);
-        let stats = &self.node(f.node.load(Relaxed)).stats;
-        let mut s = stats.load();
-        s.add(d, children);
-        stats.store(&s);
+        let node = f.node.load(Relaxed);
+        f.node.store(NONE, Relaxed);
+        self.node(node).stats.add(d, children);
         if self.depth > 0 {
             let parent = self.frame(self.depth - 1);
             let c = &parent.children;
-            c.store(c.load(Relaxed).saturating_add(d), Relaxed);
+            c.store(c.load(Relaxed).wrapping_add(d), Relaxed);
             self.cur = parent.node.load(Relaxed);
         } else {
             self.cur = ROOT;
