@@ -140,7 +140,7 @@ enum Role {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Rec {
+struct ListedEvent {
     object: Object,
     id: u64,
     t: f64,
@@ -156,7 +156,7 @@ struct Rec {
     index: u64,
 }
 
-impl Rec {
+impl ListedEvent {
     /// Where it sorts among events of the same time: producers first, in
     /// no order of their own; consumers by the index they need.
     fn rank(&self) -> (Role, u64) {
@@ -186,7 +186,7 @@ impl Wire for Object {
 
 crate::wire::fields!(Link { object, id, seq });
 
-impl crate::wire::Wire for Rec {
+impl crate::wire::Wire for ListedEvent {
     fn put(&self, out: &mut Vec<u8>) {
         let role = (self.role == Role::Consumer) as u8;
         (self.object, self.id, self.t, self.prev, self.prev_probe).put(out);
@@ -201,7 +201,7 @@ impl crate::wire::Wire for Rec {
         } else {
             Role::Consumer
         };
-        Rec {
+        ListedEvent {
             object,
             id,
             t,
@@ -250,7 +250,7 @@ fn list(
     loc: &Loc,
     li: usize,
     t0: f64,
-    recs: &mut Vec<Rec>,
+    recs: &mut Vec<ListedEvent>,
     colls: &mut BTreeMap<u64, u64>,
 ) {
     if let EventKind::CollectiveEnd { comm, .. } = kind {
@@ -259,7 +259,7 @@ fn list(
     if let Some((object, id, role, index)) = classify(&kind, loc.rank) {
         let ns = |ticks: u64| loc.clock.ns(ticks) - t0;
         let ord = recs.len();
-        recs.push(Rec {
+        recs.push(ListedEvent {
             object,
             id,
             t: ns(at.ticks),
@@ -278,7 +278,7 @@ fn list(
 /// measured one, whose times were partly made up, takes them from the
 /// measured pairing.
 #[derive(Clone, Debug)]
-pub struct Learned {
+pub struct MachineCosts {
     /// Per object kind, the least measured delay from a post to the
     /// completion of a wait that it decided (the wake-up delay), and from
     /// the start of a wait (the previous event) to its completion where
@@ -296,9 +296,9 @@ pub struct Learned {
     pub unlock: f64,
 }
 
-impl Default for Learned {
-    fn default() -> Learned {
-        Learned {
+impl Default for MachineCosts {
+    fn default() -> MachineCosts {
+        MachineCosts {
             latency: [f64::INFINITY; Object::COUNT],
             own: [[f64::INFINITY; 3]; Object::COUNT],
             threads_at_once: Vec::new(),
@@ -318,7 +318,7 @@ pub struct Pairing {
     /// sorted.
     collectives: HashMap<u64, Vec<u64>>,
     /// The least costs and the threads at once.
-    pub learned: Learned,
+    pub learned: MachineCosts,
     /// Problems met while reading.
     pub warnings: Vec<String>,
     /// By location: whether its writer's summary stood in for reading it
@@ -379,7 +379,7 @@ fn list_and_pair(
     summaries: bool,
 ) -> Pairing {
     // Per-location pass: the sync events and the collective counts.
-    type Listed = (Vec<Rec>, BTreeMap<u64, u64>, Option<String>, f64);
+    type Listed = (Vec<ListedEvent>, BTreeMap<u64, u64>, Option<String>, f64);
     let summary = |li: usize| {
         let s = locs[li].summary.as_ref()?;
         (summaries && s.syncs == 0).then_some(s)
@@ -443,7 +443,7 @@ fn list_and_pair(
     // and the pairing, not the lists too.
     out.syncs = lens.iter().map(|&n| vec![Sync::default(); n]).collect();
     out.learned.threads_at_once = threads_at_once(locs, &objects, &all);
-    let mut learned = [Seen::default(); Object::COUNT];
+    let mut learned = [ObjectCosts::default(); Object::COUNT];
     let mut singles: Vec<(Object, (f64, f64, u8))> = Vec::new();
     for &((object, id), span) in &objects {
         let recs = &mut all[span.0..span.1];
@@ -488,7 +488,7 @@ type Span = ((Object, u64), (usize, usize));
 /// Every location's listed events grouped by object: the objects in key
 /// order, each with its span of the list, which holds each object's events
 /// in location order (a counting sort: one lookup and one move per event).
-fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Span>, Vec<Rec>) {
+fn by_object(lists: Vec<Vec<ListedEvent>>) -> (Vec<Span>, Vec<ListedEvent>) {
     let mut slots: FastMap<(Object, u64), usize> = FastMap::default();
     let mut counts: Vec<usize> = Vec::new();
     // Objects are far fewer than 2^32; a slot a listed event.
@@ -527,7 +527,7 @@ fn by_object(lists: Vec<Vec<Rec>>) -> (Vec<Span>, Vec<Rec>) {
 /// By process, the most created threads alive at once: each from its
 /// start (the wait on its creation) to its end (the post its join waits
 /// for).
-fn threads_at_once(locs: &[Loc], objects: &[Span], all: &[Rec]) -> Vec<u32> {
+fn threads_at_once(locs: &[Loc], objects: &[Span], all: &[ListedEvent]) -> Vec<u32> {
     let processes = locs.iter().map(|l| l.process + 1).max().unwrap_or(0);
     let mut changes: Vec<(usize, f64, i32)> = Vec::new();
     for &((object, _), span) in objects {
@@ -557,7 +557,10 @@ fn threads_at_once(locs: &[Loc], objects: &[Span], all: &[Rec]) -> Vec<u32> {
 
 /// Each consumer's producer as (location, event number), by the consumer's
 /// (location, event number), under the pairing in `syncs`.
-fn partners(recs: &[Rec], syncs: &[Vec<Sync>]) -> HashMap<(usize, usize), Option<(usize, usize)>> {
+fn partners(
+    recs: &[ListedEvent],
+    syncs: &[Vec<Sync>],
+) -> HashMap<(usize, usize), Option<(usize, usize)>> {
     let mut producers: HashMap<u64, (usize, usize)> = HashMap::new();
     for r in recs {
         if let Some((l, _)) = syncs[r.loc][r.ord].posts() {
@@ -580,7 +583,7 @@ fn partners(recs: &[Rec], syncs: &[Vec<Sync>]) -> HashMap<(usize, usize), Option
 /// release on its location), so that "the release just before" is the
 /// previous holder's. Without a request time for every acquisition the
 /// measured sequence stays.
-fn first_come_first_served(recs: Vec<Rec>, req: &Requests) -> Vec<Rec> {
+fn first_come_first_served(recs: Vec<ListedEvent>, req: &Requests) -> Vec<ListedEvent> {
     let mut acquisitions: Vec<(f64, usize)> = Vec::new();
     for (i, r) in recs.iter().enumerate() {
         if r.role != Role::Producer {
@@ -627,7 +630,7 @@ fn first_come_first_served(recs: Vec<Rec>, req: &Requests) -> Vec<Rec> {
 
 /// What the waits on shared objects of one kind showed of their costs.
 #[derive(Clone, Copy)]
-struct Seen {
+struct ObjectCosts {
     /// The least delay from a post to the completion of a wait that it
     /// decided, and from a wait's start (by the probe that started it) to
     /// its completion where that decided it, ns.
@@ -638,9 +641,9 @@ struct Seen {
     min_b: f64,
 }
 
-impl Default for Seen {
-    fn default() -> Seen {
-        Seen {
+impl Default for ObjectCosts {
+    fn default() -> ObjectCosts {
+        ObjectCosts {
             latency: f64::INFINITY,
             own: [f64::INFINITY; 3],
             min_a: f64::INFINITY,
@@ -649,7 +652,7 @@ impl Default for Seen {
     }
 }
 
-impl Seen {
+impl ObjectCosts {
     /// Counts wait `w` (delay from the post, from the start, the start's
     /// probe) as decided by whichever side is closer to its least.
     fn judge(&mut self, w: (f64, f64, u8)) {
@@ -664,7 +667,7 @@ impl Seen {
         }
     }
 
-    fn merge(&mut self, o: &Seen) {
+    fn merge(&mut self, o: &ObjectCosts) {
         self.latency = self.latency.min(o.latency);
         for (a, b) in self.own.iter_mut().zip(o.own) {
             *a = a.min(b);
@@ -681,13 +684,13 @@ impl Seen {
 fn pair_object(
     object: Object,
     id: u64,
-    recs: &[Rec],
+    recs: &[ListedEvent],
     syncs: &mut [Vec<Sync>],
-) -> (Seen, Option<(f64, f64, u8)>) {
+) -> (ObjectCosts, Option<(f64, f64, u8)>) {
     let link = |seq: u64| Link { object, id, seq };
     let mut readers: Vec<u32> = Vec::new();
-    let mut producers: Vec<&Rec> = Vec::new();
-    let mut needs = |r: &Rec, p: Option<usize>, readers: &mut Vec<u32>| {
+    let mut producers: Vec<&ListedEvent> = Vec::new();
+    let mut needs = |r: &ListedEvent, p: Option<usize>, readers: &mut Vec<u32>| {
         if let Some(p) = p {
             readers[p] += 1;
             syncs[r.loc][r.ord].set_needs(link(p as u64));
@@ -774,10 +777,10 @@ fn pair_object(
             (p.t <= r.t).then_some((r.t - p.t, r.t - r.prev, r.prev_probe))
         })
         .collect();
-    let mut learned = Seen {
+    let mut learned = ObjectCosts {
         min_a: waits.iter().map(|w| w.0).fold(f64::INFINITY, f64::min),
         min_b: waits.iter().map(|w| w.1).fold(f64::INFINITY, f64::min),
-        ..Seen::default()
+        ..ObjectCosts::default()
     };
     if let [single] = waits[..] {
         return (learned, Some(single));

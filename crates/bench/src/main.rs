@@ -9,8 +9,8 @@ mod detection;
 mod floor;
 mod machine;
 mod overhead;
+mod parallax_runs;
 mod peers;
-mod px;
 mod stats;
 mod synth;
 

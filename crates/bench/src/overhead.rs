@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::stats::{round, Summary};
-use crate::{floor, machine, peers, px};
+use crate::{floor, machine, parallax_runs, peers};
 
 /// Options of `overhead`.
 #[derive(clap::Args, Debug, Clone)]
@@ -193,7 +193,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
     }
 
     let mut samples: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
-    let mut trace_read = px::Readback::default();
+    let mut trace_read = parallax_runs::Readback::default();
     let mut trace_runs = 0u64;
     let mut trace_short_runs = 0u64;
     let mut profile_rec = Recorded::default();
@@ -215,7 +215,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
             let (d, n) = match c {
                 Config::Floor => (floor::run(pairs), pairs),
                 Config::Trace => {
-                    let (d, r) = px::trace_run(&trace_dir, pairs)?;
+                    let (d, r) = parallax_runs::trace_run(&trace_dir, pairs)?;
                     if timed {
                         if r.enter != pairs || r.leave != pairs || r.other != 0 {
                             trace_short_runs += 1;
@@ -226,13 +226,13 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
                     (d, pairs)
                 }
                 Config::Profile => {
-                    let (d, visits) = px::profile_run(&profile_dir, pairs)?;
+                    let (d, visits) = parallax_runs::profile_run(&profile_dir, pairs)?;
                     if timed {
                         profile_rec.add(pairs, visits);
                     }
                     (d, pairs)
                 }
-                Config::Disabled => (px::disabled_run(&off_dir, pairs)?, pairs),
+                Config::Disabled => (parallax_runs::disabled_run(&off_dir, pairs)?, pairs),
                 Config::Fastrace => {
                     let (d, got) = peers::fastrace_run(pairs, per_root);
                     if timed {
@@ -257,7 +257,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
                 }
                 Config::TracingParallax | Config::TracingParallaxEnter => {
                     let reuse = c == Config::TracingParallaxEnter;
-                    let (d, r) = px::tracing_trace_run(&tracing_dir, pairs, reuse)?;
+                    let (d, r) = parallax_runs::tracing_trace_run(&tracing_dir, pairs, reuse)?;
                     if timed {
                         let exact = r.enter == pairs && r.leave == pairs && r.other == 0;
                         let rec = if reuse {
@@ -312,7 +312,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
         }))
     };
 
-    let calibration = px::calibration(&trace_dir)?;
+    let calibration = parallax_runs::calibration(&trace_dir)?;
 
     let mut throughput = serde_json::Map::new();
     if args.throughput_secs > 0.0 {
@@ -321,7 +321,8 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
                 "throughput: {t} thread(s) x {:.1} s",
                 args.throughput_secs
             ));
-            let tp = px::throughput(&dir.join(format!("tp-{t}")), t, args.throughput_secs)?;
+            let tp =
+                parallax_runs::throughput(&dir.join(format!("tp-{t}")), t, args.throughput_secs)?;
             progress(&format!(
                 "  {:.1} M events/s, {:.1} MB/s, lost {}",
                 tp.events_per_s / 1e6,
@@ -470,7 +471,7 @@ fn run(args: &Args, dir: &Path) -> Result<Value, String> {
     Ok(report)
 }
 
-fn accumulate(total: &mut px::Readback, r: &px::Readback) {
+fn accumulate(total: &mut parallax_runs::Readback, r: &parallax_runs::Readback) {
     total.enter += r.enter;
     total.leave += r.leave;
     total.flush_begin += r.flush_begin;

@@ -6,8 +6,8 @@
 //! file is complete up to the last write even if the process dies.
 
 use crate::event::EventKind;
-use crate::pv;
 use crate::region::RegionKind;
+use crate::varint;
 use crate::Error;
 
 /// Which clock a process's ticks come from.
@@ -429,7 +429,7 @@ mod code {
 
 /// Room [`encode_end`] needs: two code bytes, four varints and the slack
 /// of the last one.
-pub const END_RECORDS_LEN: usize = 2 + 4 * pv::SLACK + pv::SLACK;
+pub const END_RECORDS_LEN: usize = 2 + 4 * varint::SLACK + varint::SLACK;
 
 /// Encodes a final clock sample (`ClockSync`) and `End` into `out` without
 /// allocating, for a writer that may not (a process that ends in a signal
@@ -443,16 +443,16 @@ pub fn encode_end(tick: u64, mono_ns: u64, unix_ns: u64, out: &mut [u8; END_RECO
         *base = code::CLOCK_SYNC;
         let mut p = base.add(1);
         for v in [tick, mono_ns, unix_ns] {
-            p = pv::put_unchecked(p, v);
+            p = varint::put_unchecked(p, v);
         }
         *p = code::END;
-        p = pv::put_unchecked(p.add(1), unix_ns);
+        p = varint::put_unchecked(p.add(1), unix_ns);
         p.offset_from(base) as usize
     }
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
-    pv::put(out, s.len() as u64);
+    varint::put(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
 }
 
@@ -462,16 +462,16 @@ impl Def {
         match self {
             Def::Process(p) => {
                 out.push(code::PROCESS);
-                pv::put(out, p.rank as u64);
-                pv::put(out, p.ranks as u64);
-                pv::put(out, p.pid as u64);
+                varint::put(out, p.rank as u64);
+                varint::put(out, p.ranks as u64);
+                varint::put(out, p.pid as u64);
                 put_str(out, &p.host);
                 put_str(out, &p.program);
-                pv::put(out, p.args.len() as u64);
+                varint::put(out, p.args.len() as u64);
                 for a in &p.args {
                     put_str(out, a);
                 }
-                pv::put(out, p.start_unix_ns);
+                varint::put(out, p.start_unix_ns);
                 out.push(p.mode as u8);
                 put_str(out, &p.version);
             }
@@ -486,9 +486,9 @@ impl Def {
                 unix_ns,
             } => {
                 out.push(code::CLOCK_SYNC);
-                pv::put(out, *tick);
-                pv::put(out, *mono_ns);
-                pv::put(out, *unix_ns);
+                varint::put(out, *tick);
+                varint::put(out, *mono_ns);
+                varint::put(out, *unix_ns);
             }
             Def::Calibration {
                 probe,
@@ -505,8 +505,8 @@ impl Def {
                 for v in [mean_ns, sd_ns, min_ns] {
                     out.extend_from_slice(&v.to_le_bytes());
                 }
-                pv::put(out, *samples as u64);
-                pv::put(out, *tick);
+                varint::put(out, *samples as u64);
+                varint::put(out, *tick);
             }
             Def::Region {
                 id,
@@ -516,11 +516,11 @@ impl Def {
                 line,
             } => {
                 out.push(code::REGION);
-                pv::put(out, *id as u64);
+                varint::put(out, *id as u64);
                 out.push(*kind as u8);
                 put_str(out, name);
                 put_str(out, file);
-                pv::put(out, *line as u64);
+                varint::put(out, *line as u64);
             }
             Def::Location {
                 thread,
@@ -528,21 +528,21 @@ impl Def {
                 os_tid,
             } => {
                 out.push(code::LOCATION);
-                pv::put(out, *thread as u64);
+                varint::put(out, *thread as u64);
                 put_str(out, name);
-                pv::put(out, *os_tid as u64);
+                varint::put(out, *os_tid as u64);
             }
             Def::Group { id, members } => {
                 out.push(code::GROUP);
-                pv::put(out, *id);
-                pv::put(out, members.len() as u64);
+                varint::put(out, *id);
+                varint::put(out, members.len() as u64);
                 for m in members {
-                    pv::put(out, *m as u64);
+                    varint::put(out, *m as u64);
                 }
             }
             Def::Metric { id, name, unit } => {
                 out.push(code::METRIC);
-                pv::put(out, *id as u64);
+                varint::put(out, *id as u64);
                 put_str(out, name);
                 put_str(out, unit);
             }
@@ -553,7 +553,7 @@ impl Def {
             }
             Def::End { unix_ns } => {
                 out.push(code::END);
-                pv::put(out, *unix_ns);
+                varint::put(out, *unix_ns);
             }
             Def::Module {
                 base,
@@ -562,19 +562,19 @@ impl Def {
                 path,
             } => {
                 out.push(code::MODULE);
-                pv::put(out, *base);
-                pv::put(out, *start);
-                pv::put(out, *end);
+                varint::put(out, *base);
+                varint::put(out, *start);
+                varint::put(out, *end);
                 put_str(out, path);
             }
             Def::CodeAddress { region, addr } => {
                 out.push(code::CODE_ADDRESS);
-                pv::put(out, *region as u64);
-                pv::put(out, *addr);
+                varint::put(out, *region as u64);
+                varint::put(out, *addr);
             }
             Def::Entry { region, entry } => {
                 out.push(code::ENTRY);
-                pv::put(out, *region as u64);
+                varint::put(out, *region as u64);
                 out.push(*entry as u8);
             }
             Def::ClockOffset {
@@ -584,10 +584,10 @@ impl Def {
                 rtt_ns,
             } => {
                 out.push(code::CLOCK_OFFSET);
-                pv::put(out, *reference as u64);
-                pv::put(out, *local_ns);
-                pv::put_signed(out, *offset_ns);
-                pv::put(out, *rtt_ns);
+                varint::put(out, *reference as u64);
+                varint::put(out, *local_ns);
+                varint::put_signed(out, *offset_ns);
+                varint::put(out, *rtt_ns);
             }
             Def::Unrecorded {
                 reason,
@@ -597,9 +597,9 @@ impl Def {
             } => {
                 out.push(code::UNRECORDED);
                 put_str(out, reason);
-                pv::put(out, *threads);
-                pv::put(out, *events);
-                pv::put(out, *bytes);
+                varint::put(out, *threads);
+                varint::put(out, *events);
+                varint::put(out, *bytes);
             }
             Def::Calls {
                 thread,
@@ -607,9 +607,9 @@ impl Def {
                 calls,
             } => {
                 out.push(code::CALLS);
-                pv::put(out, *thread as u64);
-                pv::put(out, *region as u64);
-                pv::put(out, *calls);
+                varint::put(out, *thread as u64);
+                varint::put(out, *region as u64);
+                varint::put(out, *calls);
             }
             Def::HookSkippedInRun {
                 thread,
@@ -619,21 +619,21 @@ impl Def {
                 ps,
             } => {
                 out.push(code::HOOK_SKIPPED_IN_RUN);
-                pv::put(out, *thread as u64);
-                pv::put(out, *tick);
-                pv::put(out, *calls);
-                pv::put(out, *decoys);
-                pv::put(out, *ps);
+                varint::put(out, *thread as u64);
+                varint::put(out, *tick);
+                varint::put(out, *calls);
+                varint::put(out, *decoys);
+                varint::put(out, *ps);
             }
             Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);
-                pv::put(out, *thread as u64);
-                pv::put(out, summary.bytes);
-                pv::put(out, summary.syncs);
-                pv::put(out, summary.collectives.len() as u64);
+                varint::put(out, *thread as u64);
+                varint::put(out, summary.bytes);
+                varint::put(out, summary.syncs);
+                varint::put(out, summary.collectives.len() as u64);
                 for &(comm, count) in &summary.collectives {
-                    pv::put(out, comm);
-                    pv::put(out, count);
+                    varint::put(out, comm);
+                    varint::put(out, count);
                 }
             }
         }
@@ -670,7 +670,8 @@ impl Reader<'_> {
     }
 
     fn u64(&mut self) -> Result<u64, Error> {
-        let (v, n) = pv::get(&self.buf[self.at..]).ok_or_else(|| self.bad("record cut short"))?;
+        let (v, n) =
+            varint::get(&self.buf[self.at..]).ok_or_else(|| self.bad("record cut short"))?;
         self.at += n;
         Ok(v)
     }
@@ -814,7 +815,7 @@ impl Reader<'_> {
             code::CLOCK_OFFSET => Def::ClockOffset {
                 reference: self.u32()?,
                 local_ns: self.u64()?,
-                offset_ns: pv::unzigzag(self.u64()?),
+                offset_ns: varint::unzigzag(self.u64()?),
                 rtt_ns: self.u64()?,
             },
             code::SUMMARY => {

@@ -7,7 +7,7 @@
 //! follow). An enter/leave pair with short gaps takes 4 to 5 bytes.
 
 use crate::event::{CollectiveOp, Event, EventKind, RegionId, UNKNOWN_REGION};
-use crate::pv;
+use crate::varint;
 use crate::Error;
 
 /// Bytes a writer must have free before encoding one record of any kind.
@@ -63,7 +63,7 @@ mod code {
 /// `p` must be valid for writes of [`MAX_RECORD`] bytes.
 #[inline(always)]
 pub unsafe fn put_enter(p: *mut u8, delta: u64, region: RegionId) -> *mut u8 {
-    // Safety: two varints take at most 2 * pv::SLACK <= MAX_RECORD bytes;
+    // Safety: two varints take at most 2 * varint::SLACK <= MAX_RECORD bytes;
     // the short form stores one word.
     unsafe {
         if delta < SHORT_DELTA && region < 128 {
@@ -72,8 +72,8 @@ pub unsafe fn put_enter(p: *mut u8, delta: u64, region: RegionId) -> *mut u8 {
             p.cast::<[u8; 8]>().write_unaligned(word.to_le_bytes());
             return p.add(n + 1);
         }
-        let p = pv::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_ENTER);
-        pv::put_unchecked(p, region as u64)
+        let p = varint::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_ENTER);
+        varint::put_unchecked(p, region as u64)
     }
 }
 
@@ -96,14 +96,14 @@ fn short_head(head: u64) -> (u64, usize) {
 /// `p` must be valid for writes of [`MAX_RECORD`] bytes.
 #[inline(always)]
 pub unsafe fn put_leave(p: *mut u8, delta: u64) -> *mut u8 {
-    // Safety: one varint takes at most pv::SLACK bytes.
+    // Safety: one varint takes at most varint::SLACK bytes.
     unsafe {
         if delta < SHORT_DELTA {
             let (word, n) = short_head(delta << 2);
             p.cast::<[u8; 8]>().write_unaligned(word.to_le_bytes());
             return p.add(n);
         }
-        pv::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_LEAVE)
+        varint::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_LEAVE)
     }
 }
 
@@ -122,11 +122,11 @@ pub unsafe fn put_event(p: *mut u8, delta: u64, kind: &EventKind) -> *mut u8 {
             EventKind::Leave { .. } => put_leave(p, delta),
             _ => {
                 let (c, fields, n) = fields_of(kind);
-                let mut p = pv::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_EXT);
+                let mut p = varint::put_unchecked(p, (delta.min(MAX_DELTA) << 2) | TAG_EXT);
                 p.write(c);
                 p = p.add(1);
                 for &f in &fields[..n] {
-                    p = pv::put_unchecked(p, f);
+                    p = varint::put_unchecked(p, f);
                 }
                 p
             }
@@ -221,8 +221,12 @@ fn fields_of(kind: &EventKind) -> (u8, [u64; 5], usize) {
         } => (code::ATOMIC, [target as u64, bytes, addr, z, z], 3),
         RmaComplete { target } => (code::RMA_COMPLETE, [target as u64, z, z, z, z], 1),
         ValueReached { addr } => (code::VALUE_REACHED, [addr, z, z, z, z], 1),
-        Metric { metric, value } => (code::METRIC, [metric as u64, pv::zigzag(value), z, z, z], 2),
-        Mark { mark, value } => (code::MARK, [mark as u64, pv::zigzag(value), z, z, z], 2),
+        Metric { metric, value } => (
+            code::METRIC,
+            [metric as u64, varint::zigzag(value), z, z, z],
+            2,
+        ),
+        Mark { mark, value } => (code::MARK, [mark as u64, varint::zigzag(value), z, z, z], 2),
         Iteration { loop_id, index } => (code::ITERATION, [loop_id, index, z, z, z], 2),
         Skipped { calls } => (code::SKIPPED, [calls, z, z, z, z], 1),
     }
@@ -352,11 +356,11 @@ fn from_fields(c: u8, f: &[u64; 5]) -> Option<EventKind> {
         code::VALUE_REACHED => ValueReached { addr: f[0] },
         code::METRIC => Metric {
             metric: u32_(f[0])?,
-            value: pv::unzigzag(f[1]),
+            value: varint::unzigzag(f[1]),
         },
         code::MARK => Mark {
             mark: u32_(f[0])?,
-            value: pv::unzigzag(f[1]),
+            value: varint::unzigzag(f[1]),
         },
         _ => return None,
     })
@@ -513,11 +517,11 @@ pub fn read_plain(buf: &[u8], i: usize) -> Option<(u64, Option<RegionId>, usize)
     // Safety: a head and a region take at most 18 bytes, within the
     // MAX_RECORD bytes at `i`.
     let p = unsafe { buf.as_ptr().add(i) };
-    let (head, n) = unsafe { pv::get_unchecked(p) };
+    let (head, n) = unsafe { varint::get_unchecked(p) };
     match head & 3 {
         TAG_LEAVE => Some((head >> 2, None, i + n)),
         TAG_ENTER => {
-            let (region, m) = unsafe { pv::get_unchecked(p.add(n)) };
+            let (region, m) = unsafe { varint::get_unchecked(p.add(n)) };
             let region = u32::try_from(region).ok()?;
             Some((head >> 2, Some(region), i + n + m))
         }
@@ -529,12 +533,12 @@ pub fn read_plain(buf: &[u8], i: usize) -> Option<(u64, Option<RegionId>, usize)
 #[inline(never)]
 fn read_other(buf: &[u8], mut i: usize) -> Result<(u64, Record, usize), Error> {
     let at = i;
-    let (head, n) = pv::get_at(buf, i).ok_or_else(|| bad("record cut short", at))?;
+    let (head, n) = varint::get_at(buf, i).ok_or_else(|| bad("record cut short", at))?;
     i += n;
     let rec = match head & 3 {
         TAG_LEAVE => Record::Leave,
         TAG_ENTER => {
-            let (region, n) = pv::get_at(buf, i).ok_or_else(|| bad("enter cut short", at))?;
+            let (region, n) = varint::get_at(buf, i).ok_or_else(|| bad("enter cut short", at))?;
             i += n;
             let region = u32::try_from(region).map_err(|_| bad("region id out of range", at))?;
             Record::Enter(region)
@@ -545,7 +549,8 @@ fn read_other(buf: &[u8], mut i: usize) -> Result<(u64, Record, usize), Error> {
             let count = field_count(c).ok_or_else(|| bad("unknown event code", at))?;
             let mut fields = [0u64; 5];
             for f in fields.iter_mut().take(count) {
-                let (v, n) = pv::get_at(buf, i).ok_or_else(|| bad("event fields cut short", at))?;
+                let (v, n) =
+                    varint::get_at(buf, i).ok_or_else(|| bad("event fields cut short", at))?;
                 *f = v;
                 i += n;
             }
@@ -706,15 +711,15 @@ mod tests {
             for region in [0u32, 1, 127, 128, 1 << 20] {
                 let mut fast = [0u8; MAX_RECORD];
                 let mut general = Vec::new();
-                pv::put(&mut general, (delta << 2) | TAG_ENTER);
-                pv::put(&mut general, region as u64);
+                varint::put(&mut general, (delta << 2) | TAG_ENTER);
+                varint::put(&mut general, region as u64);
                 // Safety: the buffer has MAX_RECORD bytes.
                 let n = unsafe {
                     put_enter(fast.as_mut_ptr(), delta, region).offset_from(fast.as_ptr())
                 };
                 assert_eq!(&fast[..n as usize], &general[..], "enter {delta} {region}");
                 let mut general = Vec::new();
-                pv::put(&mut general, delta << 2);
+                varint::put(&mut general, delta << 2);
                 let n = unsafe { put_leave(fast.as_mut_ptr(), delta).offset_from(fast.as_ptr()) };
                 assert_eq!(&fast[..n as usize], &general[..], "leave {delta}");
             }

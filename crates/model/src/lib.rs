@@ -9,7 +9,7 @@
 //! - [`event`]: events of a location;
 //! - [`defs`]: definitions (regions, locations, clock, calibration);
 //! - [`profile`]: call-path profiles;
-//! - [`pv`], [`evcodec`], [`file`]: the byte-level codec, documented in
+//! - [`varint`], [`evcodec`], [`file`]: the byte-level codec, documented in
 //!   `FORMAT.md` next to this crate;
 //! - [`experiment`]: reading (and offline writing of) experiment
 //!   directories; [`spill`]: the trace buffers a killed process left;
@@ -37,8 +37,8 @@ pub mod event;
 pub mod experiment;
 pub mod file;
 pub mod profile;
-pub mod pv;
 pub mod region;
 pub mod spill;
+pub mod varint;
 
 pub use error::{Error, ErrorKind};

@@ -5,7 +5,7 @@
 //! process's clock.
 
 use crate::event::RegionId;
-use crate::pv;
+use crate::varint;
 use crate::Error;
 
 /// Statistics of one call path.
@@ -104,10 +104,10 @@ pub struct CallTree {
 }
 
 /// Largest encoding of one node: seven varints and an f64.
-pub const MAX_NODE_LEN: usize = 7 * crate::pv::MAX_LEN + 8;
+pub const MAX_NODE_LEN: usize = 7 * crate::varint::MAX_LEN + 8;
 
 /// Largest encoding of a tree's header (thread and node count).
-pub const MAX_HEADER_LEN: usize = 2 * crate::pv::MAX_LEN;
+pub const MAX_HEADER_LEN: usize = 2 * crate::varint::MAX_LEN;
 
 /// Writes a tree header; the node count always takes the nine-byte varint
 /// form, so that a writer can fill it in after the nodes.
@@ -118,7 +118,7 @@ pub const MAX_HEADER_LEN: usize = 2 * crate::pv::MAX_LEN;
 pub unsafe fn put_header(p: *mut u8, thread: u32, count: u64) -> *mut u8 {
     // Safety: a varint and a nine-byte count fit in MAX_HEADER_LEN.
     unsafe {
-        let p = pv::put_unchecked(p, thread as u64);
+        let p = varint::put_unchecked(p, thread as u64);
         p.write(0);
         p.add(1)
             .cast::<[u8; 8]>()
@@ -135,10 +135,10 @@ pub unsafe fn put_header(p: *mut u8, thread: u32, count: u64) -> *mut u8 {
 pub unsafe fn put_node(p: *mut u8, parent: Option<u32>, region: RegionId, s: &Stats) -> *mut u8 {
     // Safety: seven varints and eight bytes fit in MAX_NODE_LEN.
     unsafe {
-        let mut p = pv::put_unchecked(p, parent.map_or(0, |q| q as u64 + 1));
-        p = pv::put_unchecked(p, region as u64);
+        let mut p = varint::put_unchecked(p, parent.map_or(0, |q| q as u64 + 1));
+        p = varint::put_unchecked(p, region as u64);
         for v in [s.count, s.inclusive, s.exclusive, s.min, s.max] {
-            p = pv::put_unchecked(p, v);
+            p = varint::put_unchecked(p, v);
         }
         p.cast::<[u8; 8]>().write_unaligned(s.sum_sq.to_le_bytes());
         p.add(8)
@@ -169,7 +169,7 @@ impl CallTree {
             Error::corrupt(format!("{what} at byte {at} of a profile block"))
         };
         let next = |at: &mut usize| -> Result<u64, Error> {
-            let (v, n) = pv::get(&buf[*at..]).ok_or_else(|| bad(*at, "record cut short"))?;
+            let (v, n) = varint::get(&buf[*at..]).ok_or_else(|| bad(*at, "record cut short"))?;
             *at += n;
             Ok(v)
         };

@@ -33,7 +33,7 @@ use parallax_model::Error;
 use crate::executor::Executor;
 use crate::names::LocationNames;
 use crate::pairing;
-use crate::replay::{self, Board};
+use crate::replay::{self, Postings};
 use crate::trace;
 use crate::wire::{Reader, Wire};
 
@@ -333,7 +333,7 @@ fn analyze_with(
     for &i in &mine {
         passes.push(waits::LocPass::new(&locs[i], i, &pairing, &table, t0)?);
     }
-    let board = Board::new(posts::combine);
+    let board = Postings::new(posts::combine);
     let outcome = replay::run_share(&mut passes, &mine, &board, exec);
     if pairing.summarized.iter().any(|&s| s) {
         let agree = exec.map_locs(&locs, |li| {

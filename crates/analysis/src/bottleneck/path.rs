@@ -20,18 +20,22 @@ const SEGMENT: usize = 64;
 
 /// An immutable piece of a path.
 #[derive(Debug)]
-pub struct Chain {
-    pub(crate) base: Option<Arc<Chain>>,
+pub struct PathPiece {
+    pub(crate) base: Option<Arc<PathPiece>>,
     pub(crate) seg: Vec<(u32, f64)>,
     pub(crate) depth: u32,
     /// Its name while a replay across ranks sends it.
     pub(crate) name: NodeName,
 }
 
-impl Chain {
+impl PathPiece {
     /// A node on `base` (not yet named).
-    pub(crate) fn node(base: Option<Arc<Chain>>, seg: Vec<(u32, f64)>, depth: u32) -> Chain {
-        Chain {
+    pub(crate) fn node(
+        base: Option<Arc<PathPiece>>,
+        seg: Vec<(u32, f64)>,
+        depth: u32,
+    ) -> PathPiece {
+        PathPiece {
             base,
             seg,
             depth,
@@ -41,7 +45,7 @@ impl Chain {
 }
 
 /// The name a chain node was sent or received under in one naming epoch
-/// (see [`super::posts::ChainNames`]): kept in the node, so that sending it
+/// (see [`super::posts::PathPieceNames`]): kept in the node, so that sending it
 /// again costs no lookup. Only the thread replaying the node's location
 /// names it.
 #[derive(Debug, Default)]
@@ -110,7 +114,7 @@ pub fn push_at(list: &mut Vec<(u32, f64)>, gen: u32, slot: &mut Slot, g: u32, dt
 /// A location's path so far.
 #[derive(Debug)]
 pub struct Path {
-    chain: Option<Arc<Chain>>,
+    chain: Option<Arc<PathPiece>>,
     seg: Vec<(u32, f64)>,
     /// Times `seg` was emptied, plus one (see [`Slot`]).
     gen: u32,
@@ -146,7 +150,7 @@ impl Path {
     }
 
     /// The path so far, shareable.
-    pub fn snapshot(&mut self) -> Option<Arc<Chain>> {
+    pub fn snapshot(&mut self) -> Option<Arc<PathPiece>> {
         if self.seg.is_empty() {
             return self.chain.clone();
         }
@@ -160,9 +164,9 @@ impl Path {
             for (g, t) in seg {
                 *sum.entry(g).or_insert(0.0) += t;
             }
-            Chain::node(None, sum.into_iter().collect(), 1)
+            PathPiece::node(None, sum.into_iter().collect(), 1)
         } else {
-            Chain::node(self.chain.take(), seg, depth)
+            PathPiece::node(self.chain.take(), seg, depth)
         };
         self.chain = Some(Arc::new(node));
         self.chain.clone()
@@ -170,7 +174,7 @@ impl Path {
 
     /// Continues from another location's path (this one's past is not
     /// critical).
-    pub fn adopt(&mut self, other: Option<Arc<Chain>>) {
+    pub fn adopt(&mut self, other: Option<Arc<PathPiece>>) {
         self.chain = other;
         self.seg.clear();
         self.gen = self.gen.wrapping_add(1).max(1);
@@ -186,7 +190,7 @@ impl Path {
     }
 }
 
-fn totals(c: &Option<Arc<Chain>>) -> BTreeMap<u32, f64> {
+fn totals(c: &Option<Arc<PathPiece>>) -> BTreeMap<u32, f64> {
     let mut m = BTreeMap::new();
     let mut cur = c.as_deref();
     while let Some(n) = cur {

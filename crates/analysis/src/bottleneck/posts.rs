@@ -5,7 +5,7 @@
 //!
 //! A value carries its poster's critical path, a chain of immutable nodes
 //! whose past every later post shares. Between ranks a node travels once:
-//! [`ChainNames`] names it (the rank that first sent it, its number there)
+//! [`PathPieceNames`] names it (the rank that first sent it, its number there)
 //! and sends the name after that, whichever rank sends it on. Every rank
 //! decodes every rank's messages in order, so all know the same names.
 
@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use super::path::Chain;
+use super::path::PathPiece;
 use crate::pairing::Link;
 use crate::replay::{Codec, Route};
 use crate::wire::{Reader, Wire};
@@ -56,7 +56,7 @@ pub type Note = Arc<Interval>;
 pub struct Arrival {
     /// Latest enter time and its location.
     pub(crate) last: (f64, u32),
-    pub(crate) last_chain: Option<Arc<Chain>>,
+    pub(crate) last_chain: Option<Arc<PathPiece>>,
     pub(crate) last_note: Note,
     pub(crate) last_nonroot: Option<(f64, u32)>,
     pub(crate) nonroot_note: Option<Note>,
@@ -76,14 +76,14 @@ pub struct Arrival {
 
 /// A value on the board.
 #[derive(Clone, Debug)]
-pub enum Val {
+pub enum PostedValue {
     Send {
         t: f64,
         loc: u32,
         setup: f64,
         blocking: bool,
         note: Note,
-        chain: Option<Arc<Chain>>,
+        chain: Option<Arc<PathPiece>>,
     },
     Back {
         enters: Vec<f64>,
@@ -95,7 +95,7 @@ pub enum Val {
         loc: u32,
         setup: f64,
         note: Note,
-        chain: Option<Arc<Chain>>,
+        chain: Option<Arc<PathPiece>>,
     },
 }
 
@@ -104,8 +104,8 @@ fn later(a: (f64, u32), b: (f64, u32)) -> bool {
 }
 
 /// Merges two contributions; independent of their order.
-pub fn combine(a: &mut Val, b: &Val) {
-    if let (Val::Arr(x), Val::Arr(y)) = (a, b) {
+pub fn combine(a: &mut PostedValue, b: &PostedValue) {
+    if let (PostedValue::Arr(x), PostedValue::Arr(y)) = (a, b) {
         if later(x.last, y.last) {
             x.last = y.last;
             x.last_chain = y.last_chain.clone();
@@ -209,14 +209,14 @@ static EPOCHS: AtomicU32 = AtomicU32::new(1);
 /// One rank's codec of the values: the chain nodes already sent or
 /// received in this epoch, by the rank that named them, in their order
 /// (a rank numbers its nodes 0, 1, ... in each epoch).
-pub struct ChainNames {
+pub struct PathPieceNames {
     epoch: u32,
-    got: Vec<Vec<Arc<Chain>>>,
+    got: Vec<Vec<Arc<PathPiece>>>,
     me: u32,
 }
 
-impl ChainNames {
-    fn of(&mut self, rank: u32) -> &mut Vec<Arc<Chain>> {
+impl PathPieceNames {
+    fn of(&mut self, rank: u32) -> &mut Vec<Arc<PathPiece>> {
         let r = rank as usize;
         if self.got.len() <= r {
             self.got.resize_with(r + 1, Vec::new);
@@ -227,7 +227,7 @@ impl ChainNames {
     /// A chain: none (0), by the name of its newest node (2), or (3) the
     /// nodes not yet named, oldest first, after what they rest on (a chain
     /// sent as 0 or 2), named in that order.
-    fn put_chain(&mut self, c: &Option<Arc<Chain>>, out: &mut Vec<u8>) {
+    fn put_chain(&mut self, c: &Option<Arc<PathPiece>>, out: &mut Vec<u8>) {
         let Some(c) = c else {
             out.push(0);
             return;
@@ -259,7 +259,7 @@ impl ChainNames {
         }
     }
 
-    fn get_chain(&mut self, from: u32, r: &mut Reader<'_>) -> Option<Arc<Chain>> {
+    fn get_chain(&mut self, from: u32, r: &mut Reader<'_>) -> Option<Arc<PathPiece>> {
         match u8::get(r) {
             0 => None,
             2 => {
@@ -274,7 +274,7 @@ impl ChainNames {
                 assert_eq!(theirs.len() as u64, first, "chain nodes arrive in order");
                 for i in 0..k {
                     let (seg, depth) = Wire::get(r);
-                    let c = Arc::new(Chain::node(base.take(), seg, depth));
+                    let c = Arc::new(PathPiece::node(base.take(), seg, depth));
                     c.name.set(epoch, (from, first + i));
                     theirs.push(c.clone());
                     base = Some(c);
@@ -331,18 +331,18 @@ impl ChainNames {
     }
 }
 
-impl Codec<Val> for ChainNames {
+impl Codec<PostedValue> for PathPieceNames {
     fn new(me: u32) -> Self {
-        ChainNames {
+        PathPieceNames {
             epoch: EPOCHS.fetch_add(1, Ordering::Relaxed),
             got: Vec::new(),
             me,
         }
     }
 
-    fn put(&mut self, v: &Val, out: &mut Vec<u8>) {
+    fn put(&mut self, v: &PostedValue, out: &mut Vec<u8>) {
         match v {
-            Val::Send {
+            PostedValue::Send {
                 t,
                 loc,
                 setup,
@@ -355,16 +355,16 @@ impl Codec<Val> for ChainNames {
                 note.put(out);
                 self.put_chain(chain, out);
             }
-            Val::Back { enters, loc } => {
+            PostedValue::Back { enters, loc } => {
                 out.push(1);
                 enters.put(out);
                 loc.put(out);
             }
-            Val::Arr(a) => {
+            PostedValue::Arr(a) => {
                 out.push(2);
                 self.put_arrival(a, out);
             }
-            Val::Post {
+            PostedValue::Post {
                 t,
                 loc,
                 setup,
@@ -379,13 +379,13 @@ impl Codec<Val> for ChainNames {
         }
     }
 
-    fn get(&mut self, from: u32, r: &mut Reader<'_>) -> Val {
+    fn get(&mut self, from: u32, r: &mut Reader<'_>) -> PostedValue {
         match u8::get(r) {
             0 => {
                 let (t, loc, setup, blocking) = Wire::get(r);
                 let note = Wire::get(r);
                 let chain = self.get_chain(from, r);
-                Val::Send {
+                PostedValue::Send {
                     t,
                     loc,
                     setup,
@@ -396,14 +396,14 @@ impl Codec<Val> for ChainNames {
             }
             1 => {
                 let (enters, loc) = Wire::get(r);
-                Val::Back { enters, loc }
+                PostedValue::Back { enters, loc }
             }
-            2 => Val::Arr(Box::new(self.get_arrival(from, r))),
+            2 => PostedValue::Arr(Box::new(self.get_arrival(from, r))),
             _ => {
                 let (t, loc, setup) = Wire::get(r);
                 let note = Wire::get(r);
                 let chain = self.get_chain(from, r);
-                Val::Post {
+                PostedValue::Post {
                     t,
                     loc,
                     setup,

@@ -36,7 +36,7 @@ pub use schedule::Rescheduled;
 
 use crate::executor::Executor;
 use crate::pairing;
-use crate::replay::{self, Board};
+use crate::replay::{self, Postings};
 use crate::trace;
 use sharing::Sharing;
 
@@ -347,7 +347,7 @@ fn replay_all(
     out: &Path,
     opts: &Options,
     exec: Executor,
-    measured: Option<&pairing::Learned>,
+    measured: Option<&pairing::MachineCosts>,
 ) -> Result<Run, Error> {
     let t0 = exp.t0_ns();
     let mine = exec.share(locs);
@@ -526,7 +526,7 @@ fn replay_once(
             Some(w),
         )?);
     }
-    let board = Board::new(posts::latest);
+    let board = Postings::new(posts::latest);
     let outcome = replay::run_share(&mut passes, mine, &board, exec);
     let mut requests = pairing::Requests::default();
     for (p, &i) in passes.iter().zip(mine) {

@@ -15,7 +15,7 @@ use super::sharing::Sharing;
 use super::Convention;
 use crate::pairing::{Object, OpenCollectives, Pairing};
 use crate::profile::TreeBuilder;
-use crate::replay::{Board, Pass, Status};
+use crate::replay::{LocationPass, Postings, Status};
 use crate::trace::{Loc, Stream};
 
 /// Kinds of dependency, each with its own learned costs: messages,
@@ -311,7 +311,7 @@ impl<'a> LocPass<'a> {
     }
 
     /// Processes event `e` at measured time `tm`; false if it must wait.
-    fn step(&mut self, e: &Event, tm: f64, board: &Board<Key, Stamp>) -> bool {
+    fn step(&mut self, e: &Event, tm: f64, board: &Postings<Key, Stamp>) -> bool {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
             let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
@@ -671,12 +671,12 @@ fn next<K: std::hash::Hash + Eq>(m: &mut FastMap<K, u64>, k: K) -> u64 {
     *c - 1
 }
 
-impl Pass for LocPass<'_> {
+impl LocationPass for LocPass<'_> {
     type Key = Key;
     type Value = Stamp;
     type Codec = crate::replay::AsIs;
 
-    fn resume(&mut self, board: &Board<Key, Stamp>) -> Status {
+    fn resume(&mut self, board: &Postings<Key, Stamp>) -> Status {
         while let Some(e) = self.events.peek() {
             let tm = self.loc.clock.ns(e.time);
             if !self.step(&e, tm, board) {

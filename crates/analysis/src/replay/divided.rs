@@ -15,11 +15,13 @@ use std::hash::Hash;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::{earlier, lock, run_alone, run_ready, Board, Codec, Entry, Outcome, Pass, Route};
+use super::{
+    earlier, lock, run_alone, run_ready, Codec, Entry, LocationPass, Outcome, Postings, Route,
+};
 use crate::executor::Share;
 use crate::wire::{Reader, Wire};
 
-impl<K: Eq + Hash + Clone + Wire + Route, V: Clone> Board<K, V> {
+impl<K: Eq + Hash + Clone + Wire + Route, V: Clone> Postings<K, V> {
     /// Starts recording what other ranks must learn; values that only
     /// locations of `share` read stay here.
     fn start_log(&self, share: &Share) {
@@ -245,10 +247,10 @@ impl Barrier {
 /// (contiguous, in order) against a board of its own, exchanging with the
 /// others as MPI ranks do. Values posted on one worker are read on another
 /// from a copy, so no worker's memory is written by the others.
-pub(super) fn run_parts<P: Pass>(
+pub(super) fn run_parts<P: LocationPass>(
     passes: &mut [P],
     parts: &[Share],
-    board: &Board<P::Key, P::Value>,
+    board: &Postings<P::Key, P::Value>,
 ) -> Outcome {
     let k = parts.len();
     let pool = Pool {
@@ -258,7 +260,8 @@ pub(super) fn run_parts<P: Pass>(
         ],
         barrier: Barrier::new(k),
     };
-    let boards: Vec<Board<P::Key, P::Value>> = (0..k).map(|_| Board::new(board.combine)).collect();
+    let boards: Vec<Postings<P::Key, P::Value>> =
+        (0..k).map(|_| Postings::new(board.combine)).collect();
     let mut chunks = Vec::with_capacity(k);
     let mut rest = passes;
     for part in parts {
@@ -300,10 +303,10 @@ pub(super) fn run_parts<P: Pass>(
 /// The replay divided into parts with a board each: local rounds to a
 /// standstill, then an exchange of the round's operations between all
 /// parts, until every location is done.
-pub(super) fn run_ranks<P: Pass, R: Ranks>(
+pub(super) fn run_ranks<P: LocationPass, R: Ranks>(
     passes: &mut [P],
     ids: &Share,
-    board: &Board<P::Key, P::Value>,
+    board: &Postings<P::Key, P::Value>,
     ranks: &R,
 ) -> Outcome {
     if ranks.size() == 1 {

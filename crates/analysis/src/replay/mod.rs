@@ -6,7 +6,7 @@
 //! on every arrival, a lock acquisition on the previous release), takes the
 //! value that the other location posted under the event pair's key. If the
 //! value is not there yet the pass reports itself blocked and is resumed
-//! later. A [`Board`] holds the posted values until every expected reader
+//! later. A [`Postings`] holds the posted values until every expected reader
 //! took them, so memory is bounded by what is in flight, not by the trace.
 //!
 //! The values a pass computes depend only on its own events and on the
@@ -45,7 +45,7 @@ pub enum Status {
 }
 
 /// One location's replay.
-pub trait Pass: Send {
+pub trait LocationPass: Send {
     /// Key of a posted value.
     type Key: Eq + Hash + Send + Clone + Wire + Route;
     /// A posted value.
@@ -53,7 +53,7 @@ pub trait Pass: Send {
     /// How posted values travel between the members of a divided replay.
     type Codec: Codec<Self::Value>;
     /// Processes events until done or blocked.
-    fn resume(&mut self, board: &Board<Self::Key, Self::Value>) -> Status;
+    fn resume(&mut self, board: &Postings<Self::Key, Self::Value>) -> Status;
     /// The next `resume` must process the blocked event without the value
     /// it waits for (its partner will never come).
     fn force(&mut self);
@@ -117,7 +117,7 @@ struct Entry<V> {
 }
 
 /// Values posted by passes for other passes.
-pub struct Board<K, V> {
+pub struct Postings<K, V> {
     map: Mutex<Entries<K, V>>,
     combine: fn(&mut V, &V),
     version: AtomicU64,
@@ -153,11 +153,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl<K: Eq + Hash + Clone + Route, V: Clone> Board<K, V> {
+impl<K: Eq + Hash + Clone + Route, V: Clone> Postings<K, V> {
     /// An empty board; contributions to one key are merged by `combine`,
     /// which must not depend on their order (a maximum, a sum).
-    pub fn new(combine: fn(&mut V, &V)) -> Board<K, V> {
-        Board {
+    pub fn new(combine: fn(&mut V, &V)) -> Postings<K, V> {
+        Postings {
             map: Mutex::new(Default::default()),
             combine,
             version: AtomicU64::new(0),
@@ -381,17 +381,21 @@ fn earlier(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
 
 /// Replays `passes` (every location, in location order) to the end with
 /// `exec`'s threads. Under MPI use [`run_share`].
-pub fn run<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>, exec: Executor) -> Outcome {
+pub fn run<P: LocationPass>(
+    passes: &mut [P],
+    board: &Postings<P::Key, P::Value>,
+    exec: Executor,
+) -> Outcome {
     run_share(passes, &Share::all(passes.len()), board, exec)
 }
 
 /// Replays `passes`, the passes of locations `ids` (this process's share,
 /// from [`Executor::share`]), to the end. Every rank of an MPI job calls
 /// it with its own share; the outcome is the job's, the same on all.
-pub fn run_share<P: Pass>(
+pub fn run_share<P: LocationPass>(
     passes: &mut [P],
     ids: &Share,
-    board: &Board<P::Key, P::Value>,
+    board: &Postings<P::Key, P::Value>,
     exec: Executor,
 ) -> Outcome {
     assert_eq!(passes.len(), ids.len(), "one location index per pass");
@@ -412,7 +416,11 @@ pub fn run_share<P: Pass>(
 /// One process replays all of `passes`: when none can go on, the blocked
 /// event with the least (measured time, location) is forced, the choice
 /// any division of the work comes to.
-fn run_alone<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::Value>) -> Outcome {
+fn run_alone<P: LocationPass>(
+    passes: &mut [P],
+    ids: &[usize],
+    board: &Postings<P::Key, P::Value>,
+) -> Outcome {
     lock(&board.sched).start(passes.len());
     loop {
         run_ready(passes, board);
@@ -431,7 +439,7 @@ fn run_alone<P: Pass>(passes: &mut [P], ids: &[usize], board: &Board<P::Key, P::
 
 /// Runs the passes that can run, each until it blocks (then it is parked
 /// until what it waits for comes), until none can.
-fn run_ready<P: Pass>(passes: &mut [P], board: &Board<P::Key, P::Value>) {
+fn run_ready<P: LocationPass>(passes: &mut [P], board: &Postings<P::Key, P::Value>) {
     loop {
         let next = {
             let mut s = lock(&board.sched);
@@ -490,12 +498,12 @@ mod tests {
         }
     }
 
-    impl Pass for Script {
+    impl LocationPass for Script {
         type Key = u64;
         type Value = u64;
         type Codec = AsIs;
 
-        fn resume(&mut self, board: &Board<u64, u64>) -> Status {
+        fn resume(&mut self, board: &Postings<u64, u64>) -> Status {
             while let Some((t, op)) = self.ops.get(self.at).cloned() {
                 match op {
                     Op::Post(k, v) => board.post(k, v, 1),
@@ -525,7 +533,7 @@ mod tests {
 
     fn replay(scripts: &[Script], exec: Executor) -> (Vec<Vec<Option<u64>>>, Outcome) {
         let mut passes = scripts.to_vec();
-        let board = Board::new(|a: &mut u64, b: &u64| *a += *b);
+        let board = Postings::new(|a: &mut u64, b: &u64| *a += *b);
         let outcome = run(&mut passes, &board, exec);
         (passes.into_iter().map(|p| p.got).collect(), outcome)
     }

@@ -3,11 +3,11 @@
 
 use parallax_model::event::{CollectiveOp, NO_ROOT};
 
-use super::{next, ns_u64, waiting, CollNeed, LocPass, Need};
-use crate::bottleneck::posts::{Arrival, Key, Val};
+use super::{next, ns_u64, waiting, CollNeed, LocPass, WaitedFor};
+use crate::bottleneck::posts::{Arrival, Key, PostedValue};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
-use crate::replay::Board;
+use crate::replay::Postings;
 
 impl LocPass<'_> {
     /// A collective's end: contributes this member's arrival and needs
@@ -18,7 +18,7 @@ impl LocPass<'_> {
         op: CollectiveOp,
         comm: u64,
         root: u32,
-        board: &Board<Key, Val>,
+        board: &Postings<Key, PostedValue>,
     ) {
         let rank = self.loc.rank;
         let me = self.index;
@@ -57,8 +57,13 @@ impl LocPass<'_> {
                 work_sum: ns_u64(work),
                 setup: self.setup_end,
             };
-            board.contribute(Key::Coll(comm, seq), Val::Arr(Box::new(arrival)), n, n);
-            self.need = Some(Need::Coll(CollNeed {
+            board.contribute(
+                Key::Coll(comm, seq),
+                PostedValue::Arr(Box::new(arrival)),
+                n,
+                n,
+            );
+            self.need = Some(WaitedFor::Coll(CollNeed {
                 key: Key::Coll(comm, seq),
                 op,
                 root,
@@ -69,9 +74,9 @@ impl LocPass<'_> {
     }
 
     /// The collective got every member's arrival.
-    pub(super) fn collective_done(&mut self, t: f64, n: CollNeed, v: Val) {
-        let Val::Arr(a) = v else {
-            return self.mismatch(Need::Coll(n));
+    pub(super) fn collective_done(&mut self, t: f64, n: CollNeed, v: PostedValue) {
+        let PostedValue::Arr(a) = v else {
+            return self.mismatch(WaitedFor::Coll(n));
         };
         let CollNeed {
             key,

@@ -4,11 +4,11 @@
 use parallax_model::event::{Event, EventKind};
 use parallax_model::region::{Category, RegionKind};
 
-use super::{next, waiting, Frame, LocPass, Need, Pending, RecvNeed, BATCH};
-use crate::bottleneck::posts::{Key, Val};
+use super::{next, waiting, Frame, LocPass, Pending, RecvNeed, WaitedFor, BATCH};
+use crate::bottleneck::posts::{Key, PostedValue};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
-use crate::replay::Board;
+use crate::replay::Postings;
 
 /// Consecutive transfers closer than this form one run, ns.
 const RUN_GAP_NS: f64 = 50_000.0;
@@ -35,7 +35,7 @@ impl LocPass<'_> {
         blocking_call: bool,
         (comm, peer, tag): (u64, u32, u32),
         bytes: u64,
-        board: &Board<Key, Val>,
+        board: &Postings<Key, PostedValue>,
     ) {
         let rank = self.loc.rank;
         let me = self.index;
@@ -51,7 +51,7 @@ impl LocPass<'_> {
         let note = self.note();
         board.post(
             Key::Msg(comm, rank, peer, tag, seq),
-            Val::Send {
+            PostedValue::Send {
                 t: enter,
                 loc: me,
                 setup: self.setup_end,
@@ -96,7 +96,7 @@ impl LocPass<'_> {
             (after_probe && p.kind == RegionKind::Wait || self.polled(p)) && self.last_msg < p.start
         });
         self.last_msg = t;
-        self.need = Some(Need::Recv(RecvNeed {
+        self.need = Some(WaitedFor::Recv(RecvNeed {
             key: Key::Msg(comm, peer, rank, tag, seq),
             chan: (comm, peer, tag),
             enter: probe.map_or_else(|| self.enter_time(t), |p| p.start),
@@ -113,8 +113,14 @@ impl LocPass<'_> {
     }
 
     /// The receive got its send's value.
-    pub(super) fn received(&mut self, t: f64, n: RecvNeed, v: Val, board: &Board<Key, Val>) {
-        let Val::Send {
+    pub(super) fn received(
+        &mut self,
+        t: f64,
+        n: RecvNeed,
+        v: PostedValue,
+        board: &Postings<Key, PostedValue>,
+    ) {
+        let PostedValue::Send {
             t: s,
             loc: src,
             setup,
@@ -123,7 +129,7 @@ impl LocPass<'_> {
             chain,
         } = v
         else {
-            return self.mismatch(Need::Recv(n));
+            return self.mismatch(WaitedFor::Recv(n));
         };
         let RecvNeed {
             chan, enter, probe, ..
@@ -186,7 +192,7 @@ impl LocPass<'_> {
                 let enters = std::mem::take(&mut e.1);
                 let key = Key::Back(comm, peer, self.loc.rank, tag, e.0);
                 e.0 += 1;
-                board.post(key, Val::Back { enters, loc: me }, 1);
+                board.post(key, PostedValue::Back { enters, loc: me }, 1);
             }
         }
     }
@@ -224,7 +230,7 @@ impl LocPass<'_> {
 
     /// Takes the answers that are there; with `wait`, blocks on the first
     /// one missing.
-    pub(super) fn answers(&mut self, board: &Board<Key, Val>, wait: bool) -> bool {
+    pub(super) fn answers(&mut self, board: &Postings<Key, PostedValue>, wait: bool) -> bool {
         while let Some(p) = self.pending.front() {
             if p.leave.is_none() && !wait {
                 return true;
@@ -232,7 +238,7 @@ impl LocPass<'_> {
             let key = p.key;
             if let std::collections::hash_map::Entry::Vacant(slot) = self.answers_in.entry(key) {
                 match board.take(&key) {
-                    Some(Val::Back { enters, loc }) => {
+                    Some(PostedValue::Back { enters, loc }) => {
                         slot.insert((enters, loc));
                     }
                     Some(_) => {
@@ -285,7 +291,7 @@ impl LocPass<'_> {
     /// Now and then, takes the answers that are there, which keeps the
     /// sends awaiting theirs few.
     #[inline]
-    pub(super) fn poll_answers(&mut self, board: &Board<Key, Val>) {
+    pub(super) fn poll_answers(&mut self, board: &Postings<Key, PostedValue>) {
         if self.pending.len() > 64 && (self.res.events & 63) == 0 {
             self.answers(board, false);
         }
@@ -293,7 +299,7 @@ impl LocPass<'_> {
 
     /// Posts the answers of channels whose batch is not full: the stream
     /// is over.
-    pub(super) fn flush(&mut self, board: &Board<Key, Val>) {
+    pub(super) fn flush(&mut self, board: &Postings<Key, PostedValue>) {
         if self.flushed {
             return;
         }
@@ -305,7 +311,7 @@ impl LocPass<'_> {
                 let key = Key::Back(comm, peer, self.loc.rank, tag, batch);
                 board.post(
                     key,
-                    Val::Back {
+                    PostedValue::Back {
                         enters,
                         loc: self.index,
                     },

@@ -36,12 +36,12 @@ use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId};
 use parallax_model::region::{Category, RegionKind};
 
 use super::path::{self, Path, Slot};
-use super::posts::{ChainNames, Interval, Key, Note, Val};
+use super::posts::{Interval, Key, Note, PathPieceNames, PostedValue};
 use super::regions::{self, Table};
 use super::Pattern;
 use crate::fasthash::FastMap;
 use crate::pairing::{OpenCollectives, Pairing};
-use crate::replay::{Board, Pass, Status};
+use crate::replay::{LocationPass, Postings, Status};
 use crate::trace::{Loc, Stream};
 
 /// Answers awaited before the pass waits for the oldest.
@@ -115,18 +115,18 @@ struct Run {
 /// The dependency the current event waits for, worked out once even if
 /// the event blocks.
 #[derive(Debug)]
-enum Need {
+enum WaitedFor {
     Recv(RecvNeed),
     Coll(CollNeed),
     Obj(ObjNeed),
 }
 
-impl Need {
+impl WaitedFor {
     fn key(&self) -> Key {
         match self {
-            Need::Recv(n) => n.key,
-            Need::Coll(n) => n.key,
-            Need::Obj(n) => n.key,
+            WaitedFor::Recv(n) => n.key,
+            WaitedFor::Coll(n) => n.key,
+            WaitedFor::Obj(n) => n.key,
         }
     }
 }
@@ -174,7 +174,7 @@ pub struct LocPass<'a> {
     /// Synchronization events on shared objects met.
     syncs_met: u64,
     /// The prepared dependency of the current event; `ready` once prepared.
-    need: Option<Need>,
+    need: Option<WaitedFor>,
     ready: bool,
     force: bool,
     /// The key it waits for while blocked.
@@ -454,7 +454,7 @@ impl<'a> LocPass<'a> {
     }
 
     /// Works out the current event's dependency and makes its posts.
-    fn prepare(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) {
+    fn prepare(&mut self, e: &Event, t: f64, board: &Postings<Key, PostedValue>) {
         use EventKind::*;
         self.account(t);
         self.ready = true;
@@ -516,17 +516,17 @@ impl<'a> LocPass<'a> {
     }
 
     /// Uses the value the current event waited for.
-    fn resolve(&mut self, t: f64, v: Val, board: &Board<Key, Val>) {
+    fn resolve(&mut self, t: f64, v: PostedValue, board: &Postings<Key, PostedValue>) {
         match self.need.take() {
-            Some(Need::Recv(n)) => self.received(t, n, v, board),
-            Some(Need::Coll(n)) => self.collective_done(t, n, v),
-            Some(Need::Obj(n)) => self.object_taken(t, n, v),
+            Some(WaitedFor::Recv(n)) => self.received(t, n, v, board),
+            Some(WaitedFor::Coll(n)) => self.collective_done(t, n, v),
+            Some(WaitedFor::Obj(n)) => self.object_taken(t, n, v),
             None => self.res.unmatched += 1,
         }
     }
 
     /// A value of the wrong kind for `need`: the trace's ids collide.
-    fn mismatch(&mut self, need: Need) {
+    fn mismatch(&mut self, need: WaitedFor) {
         self.need = Some(need);
         self.res.unmatched += 1;
     }
@@ -634,11 +634,11 @@ impl<'a> LocPass<'a> {
     }
 
     /// Processes event `e` at time `t`; false if it must wait.
-    fn step(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) -> bool {
+    fn step(&mut self, e: &Event, t: f64, board: &Postings<Key, PostedValue>) -> bool {
         if !self.ready {
             self.prepare(e, t, board);
         }
-        let key = self.need.as_ref().map(Need::key);
+        let key = self.need.as_ref().map(WaitedFor::key);
         if let Some(key) = key {
             match board.take(&key) {
                 Some(v) => self.resolve(t, v, board),
@@ -646,7 +646,7 @@ impl<'a> LocPass<'a> {
                     self.res.unmatched += 1;
                     // A condition wait whose signal was not paired (a
                     // broadcast releases several waiters) still waited.
-                    if let Some(Need::Obj(ObjNeed {
+                    if let Some(WaitedFor::Obj(ObjNeed {
                         pattern: Some(Pattern::ConditionWait),
                         enter,
                         ..
@@ -680,7 +680,7 @@ impl<'a> LocPass<'a> {
     /// Runs through the enters and leaves up to the next other event:
     /// region bookkeeping only.
     #[inline(never)]
-    fn run_plain(&mut self, board: &Board<Key, Val>) {
+    fn run_plain(&mut self, board: &Postings<Key, PostedValue>) {
         while let Some((ticks, region)) = self.events.next_plain() {
             let t = self.ns(ticks);
             self.account(t);
@@ -705,12 +705,12 @@ impl<'a> LocPass<'a> {
     }
 }
 
-impl Pass for LocPass<'_> {
+impl LocationPass for LocPass<'_> {
     type Key = Key;
-    type Value = Val;
-    type Codec = ChainNames;
+    type Value = PostedValue;
+    type Codec = PathPieceNames;
 
-    fn resume(&mut self, board: &Board<Key, Val>) -> Status {
+    fn resume(&mut self, board: &Postings<Key, PostedValue>) -> Status {
         loop {
             if self.pending.len() > PENDING_MAX && !self.answers(board, true) {
                 let at = self.prev.unwrap_or(0.0);

@@ -4,12 +4,12 @@
 use parallax_model::event::{Event, EventKind};
 use parallax_model::region::RegionKind;
 
-use super::{behind, waiting, JoinGroup, LocPass, Need, ObjNeed};
+use super::{behind, waiting, JoinGroup, LocPass, ObjNeed, WaitedFor};
 use crate::bottleneck::posts::Note;
-use crate::bottleneck::posts::{Key, Val};
+use crate::bottleneck::posts::{Key, PostedValue};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
-use crate::replay::Board;
+use crate::replay::Postings;
 
 /// Consecutive joins closer than this form one group, ns.
 const JOIN_GAP_NS: f64 = 100_000.0;
@@ -17,7 +17,7 @@ const JOIN_GAP_NS: f64 = 100_000.0;
 impl LocPass<'_> {
     /// A synchronization on a shared object: posts for the consumer
     /// pairing chose, needs its own producer's post.
-    pub(super) fn shared_sync(&mut self, e: &Event, t: f64, board: &Board<Key, Val>) {
+    pub(super) fn shared_sync(&mut self, e: &Event, t: f64, board: &Postings<Key, PostedValue>) {
         use EventKind::*;
         let me = self.index;
         let s = self
@@ -29,7 +29,7 @@ impl LocPass<'_> {
             let note = self.note();
             board.post(
                 Key::Obj(link),
-                Val::Post {
+                PostedValue::Post {
                     t,
                     loc: me,
                     setup: self.setup_end,
@@ -61,7 +61,7 @@ impl LocPass<'_> {
                 ThreadJoin { .. } => (Some(Pattern::JoinWait), self.enter_time(t)),
                 _ => (None, t),
             };
-            self.need = Some(Need::Obj(ObjNeed {
+            self.need = Some(WaitedFor::Obj(ObjNeed {
                 key: Key::Obj(link),
                 pattern,
                 enter,
@@ -91,8 +91,8 @@ impl LocPass<'_> {
     }
 
     /// The synchronization got its producer's post.
-    pub(super) fn object_taken(&mut self, t: f64, n: ObjNeed, v: Val) {
-        let Val::Post {
+    pub(super) fn object_taken(&mut self, t: f64, n: ObjNeed, v: PostedValue) {
+        let PostedValue::Post {
             t: p,
             loc: src,
             setup,
@@ -100,7 +100,7 @@ impl LocPass<'_> {
             chain,
         } = v
         else {
-            return self.mismatch(Need::Obj(n));
+            return self.mismatch(WaitedFor::Obj(n));
         };
         let ObjNeed {
             pattern,

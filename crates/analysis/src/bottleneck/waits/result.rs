@@ -9,14 +9,14 @@ use crate::fasthash::FastMap;
 
 /// Waiting time summed for one (pattern, call path).
 #[derive(Clone, Debug, Default)]
-pub struct Agg {
+pub struct WaitTotal {
     pub ns: f64,
     pub instances: u64,
     /// Culprit locations and their part, ns.
     pub culprits: Vec<(u32, f64)>,
 }
 
-impl Agg {
+impl WaitTotal {
     pub(super) fn add(&mut self, ns: f64, culprit: Option<u32>) {
         self.add_parts(ns, culprit.map(|c| (c, ns)).as_slice());
     }
@@ -77,7 +77,7 @@ pub struct LocResult {
     pub first: Option<f64>,
     pub last: Option<f64>,
     pub paths: Vec<PathStats>,
-    pub waits: FastMap<(Pattern, u32), Agg>,
+    pub waits: FastMap<(Pattern, u32), WaitTotal>,
     /// Delay costs found by this location: by (delaying location,
     /// region), ns.
     pub delay: FastMap<(u32, u32), f64>,
@@ -111,7 +111,7 @@ pub struct LocResult {
     pub warning: Option<String>,
 }
 
-crate::wire::fields!(Agg {
+crate::wire::fields!(WaitTotal {
     ns,
     instances,
     culprits,
