@@ -7,7 +7,7 @@ use std::path::Path;
 
 use crate::synth::{self, Machine, Op, Program};
 use parallax_analysis::profile::TreeBuilder;
-use parallax_model::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
+use parallax_model::defs::{Def, Mode, Probe, ProcessInfo};
 use parallax_model::event::{Event, EventKind};
 use parallax_model::experiment::{self, EventReader, EventWriter, Experiment};
 use parallax_model::profile::CallTree;
@@ -227,33 +227,18 @@ pub fn large(dir: &Path, events: u64, locations: u32) -> Result<(), Error> {
 /// The definitions every process of these experiments starts with: who
 /// it is, a clock of nanoseconds, probe costs.
 fn process_defs(rank: u32, end: u64) -> Vec<Def> {
-    let mut defs = vec![
-        Def::Process(ProcessInfo {
-            rank,
-            ranks: 1,
-            pid: 4242,
-            host: "testhost".into(),
-            program: "/nonexistent/testkit-program".into(),
-            args: Vec::new(),
-            start_unix_ns: 1_700_000_000_000_000_000,
-            mode: Mode::Trace,
-            version: "testkit".into(),
-        }),
-        Def::Clock {
-            source: ClockSource::Monotonic,
-            nominal_hz: 1e9,
-        },
-        Def::ClockSync {
-            tick: 0,
-            mono_ns: 0,
-            unix_ns: 1_700_000_000_000_000_000,
-        },
-        Def::ClockSync {
-            tick: end + 1,
-            mono_ns: end + 1,
-            unix_ns: 1_700_000_000_000_000_000 + end + 1,
-        },
-    ];
+    let mut defs = vec![Def::Process(ProcessInfo {
+        rank,
+        ranks: 1,
+        pid: 4242,
+        host: "testhost".into(),
+        program: "/nonexistent/testkit-program".into(),
+        args: Vec::new(),
+        start_unix_ns: 1_700_000_000_000_000_000,
+        mode: Mode::Trace,
+        version: "testkit".into(),
+    })];
+    defs.extend(synth::clock_defs(end));
     for probe in [Probe::Enter, Probe::Leave, Probe::Event] {
         defs.push(Def::Calibration {
             probe,

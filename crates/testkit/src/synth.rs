@@ -783,33 +783,18 @@ pub fn write_with(
             })
             .max()
             .unwrap_or(0);
-        let mut defs = vec![
-            Def::Process(ProcessInfo {
-                rank,
-                ranks: if p.threads { 1 } else { n },
-                pid: 1000 + rank,
-                host: "synthetic".into(),
-                program: "synthetic".into(),
-                args: Vec::new(),
-                start_unix_ns: 1_700_000_000_000_000_000,
-                mode: Mode::Trace,
-                version: env!("CARGO_PKG_VERSION").into(),
-            }),
-            Def::Clock {
-                source: ClockSource::Monotonic,
-                nominal_hz: 1e9,
-            },
-            Def::ClockSync {
-                tick: 0,
-                mono_ns: 0,
-                unix_ns: 1_700_000_000_000_000_000,
-            },
-            Def::ClockSync {
-                tick: end + 1,
-                mono_ns: end + 1,
-                unix_ns: 1_700_000_000_000_000_000 + end + 1,
-            },
-        ];
+        let mut defs = vec![Def::Process(ProcessInfo {
+            rank,
+            ranks: if p.threads { 1 } else { n },
+            pid: 1000 + rank,
+            host: "synthetic".into(),
+            program: "synthetic".into(),
+            args: Vec::new(),
+            start_unix_ns: 1_700_000_000_000_000_000,
+            mode: Mode::Trace,
+            version: env!("CARGO_PKG_VERSION").into(),
+        })];
+        defs.extend(clock_defs(end));
         for (key, value) in properties {
             defs.push(Def::Property {
                 key: key.to_string(),
@@ -873,4 +858,25 @@ pub fn write_with(
         experiment::write_defs(&pdir, rank, &defs)?;
     }
     Ok(())
+}
+
+/// A 1 GHz monotonic clock whose ticks are nanoseconds, synchronized at
+/// the start and just after `end`.
+pub fn clock_defs(end: u64) -> [Def; 3] {
+    [
+        Def::Clock {
+            source: ClockSource::Monotonic,
+            nominal_hz: 1e9,
+        },
+        Def::ClockSync {
+            tick: 0,
+            mono_ns: 0,
+            unix_ns: 1_700_000_000_000_000_000,
+        },
+        Def::ClockSync {
+            tick: end + 1,
+            mono_ns: end + 1,
+            unix_ns: 1_700_000_000_000_000_000 + end + 1,
+        },
+    ]
 }
