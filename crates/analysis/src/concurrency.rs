@@ -12,7 +12,7 @@ use parallax_model::experiment::Experiment;
 use parallax_model::region::{Category, RegionKind};
 use parallax_model::Error;
 
-use crate::trace::{self, Loc, Stream};
+use parallax_view::trace::{self, Loc, Stream};
 
 /// Time with exactly k locations busy, and the figures derived from it.
 #[derive(Clone, Debug, PartialEq)]

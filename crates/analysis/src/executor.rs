@@ -14,7 +14,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::trace::Loc;
+use parallax_model::experiment::Experiment;
+use parallax_model::Error;
+use parallax_view::profile::ExperimentProfile;
+use parallax_view::trace::Loc;
+
 use crate::wire::{self, Wire};
 
 /// Runs per-location passes.
@@ -70,6 +74,17 @@ impl Executor {
             }
             _ => Share::all(locs.len()),
         }
+    }
+
+    /// The experiment's profiles ([`ExperimentProfile::load`]), with the
+    /// trees derived from traces built here (under MPI each rank reads its
+    /// share of the traces; every rank gets the whole profile).
+    pub fn load_profile(&self, exp: &Experiment) -> Result<ExperimentProfile, Error> {
+        ExperimentProfile::load_by(exp, |d| {
+            let built = self.map_locs(&d.need, |i| d.tree(exp, i));
+            let spans = self.map_locs(&d.traced, |i| d.span(exp, i));
+            (built, spans)
+        })
     }
 
     /// Runs `pass` for every location of `locs`; results in location

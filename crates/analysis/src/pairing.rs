@@ -22,10 +22,14 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use parallax_model::event::EventKind;
 
+use parallax_view::deps::{object_event, ObjectEvent, Role};
+
+use parallax_view::deps::Object;
+
 use crate::executor::Executor;
-use crate::fasthash::FastMap;
-use crate::trace::{self, Loc, Prior};
 use crate::wire::{Reader, Wire};
+use parallax_view::fasthash::FastMap;
+use parallax_view::trace::{self, Loc, Prior};
 
 /// Begins of a location's collectives not yet ended, oldest first: a
 /// non-blocking collective ends in a later wait, so several can be open.
@@ -52,30 +56,6 @@ impl<T> OpenCollectives<T> {
     pub(crate) fn end(&mut self) -> Option<T> {
         self.0.pop_front()
     }
-}
-
-/// What kind of shared object a key names.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Object {
-    /// A lock, by address.
-    #[default]
-    Lock,
-    /// A semaphore or condition variable, by address.
-    Sem,
-    /// A synchronization variable (advance/await), by address.
-    SyncVar,
-    /// A thread's start, by its creation token.
-    ThreadStart,
-    /// A thread's end, by its creation token.
-    ThreadEnd,
-    /// A memory word of a rank: (rank << 48) ^ address.
-    Value,
-}
-
-impl Object {
-    /// Number of kinds.
-    pub const COUNT: usize = 6;
 }
 
 /// A producer event of a shared object: the `seq`-th of its kind on it.
@@ -130,13 +110,6 @@ impl Sync {
     fn set_posts(&mut self, link: Link, readers: u32) {
         (self.link, self.readers, self.role) = (link, readers, SyncRole::Posts);
     }
-}
-
-/// Role of a listed event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Role {
-    Producer,
-    Consumer,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -215,32 +188,6 @@ impl crate::wire::Wire for ListedEvent {
     }
 }
 
-fn value_id(rank: u32, addr: u64) -> u64 {
-    ((rank as u64) << 48) ^ addr
-}
-
-/// The object, role and index of a sync event of a location of `rank`.
-fn classify(e: &EventKind, rank: u32) -> Option<(Object, u64, Role, u64)> {
-    use EventKind::*;
-    Some(match *e {
-        LockRelease { lock } => (Object::Lock, lock, Role::Producer, 0),
-        LockAcquired { lock } => (Object::Lock, lock, Role::Consumer, 0),
-        SemPost { sem } => (Object::Sem, sem, Role::Producer, 0),
-        SemAcquired { sem } => (Object::Sem, sem, Role::Consumer, 0),
-        Advance { var, index } => (Object::SyncVar, var, Role::Producer, index),
-        AwaitDone { var, index } => (Object::SyncVar, var, Role::Consumer, index),
-        ThreadCreate { token } => (Object::ThreadStart, token, Role::Producer, 0),
-        ThreadBegin { token } => (Object::ThreadStart, token, Role::Consumer, 0),
-        ThreadEnd { token } => (Object::ThreadEnd, token, Role::Producer, 0),
-        ThreadJoin { token } => (Object::ThreadEnd, token, Role::Consumer, 0),
-        Put { target, addr, .. } | Atomic { target, addr, .. } => {
-            (Object::Value, value_id(target, addr), Role::Producer, 0)
-        }
-        ValueReached { addr } => (Object::Value, value_id(rank, addr), Role::Consumer, 0),
-        _ => return None,
-    })
-}
-
 /// Lists a sync event and counts a collective. Kept out of line, so that
 /// the walk over the enters and leaves around it stays tight.
 #[inline(never)]
@@ -256,7 +203,13 @@ fn list(
     if let EventKind::CollectiveEnd { comm, .. } = kind {
         *colls.entry(comm).or_insert(0) += 1;
     }
-    if let Some((object, id, role, index)) = classify(&kind, loc.rank) {
+    if let Some(ObjectEvent {
+        object,
+        id,
+        role,
+        index,
+    }) = object_event(&kind, loc.rank)
+    {
         let ns = |ticks: u64| loc.clock.ns(ticks) - t0;
         let ord = recs.len();
         recs.push(ListedEvent {
@@ -347,7 +300,7 @@ impl Pairing {
 
 /// Approximated request times of lock acquisitions, by (location index,
 /// sync event number): the order in which a liberal pairing grants a lock.
-pub type Requests = crate::fasthash::FastMap<(usize, usize), f64>;
+pub type Requests = parallax_view::fasthash::FastMap<(usize, usize), f64>;
 
 /// Lists and pairs the synchronization events of `locs`.
 pub fn pair(locs: &[Loc], t0: f64, exec: Executor) -> Pairing {

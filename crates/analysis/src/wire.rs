@@ -258,6 +258,15 @@ impl Wire for parallax_model::profile::CallTree {
 }
 
 // An error crosses as its message: receivers only report it.
+fields!(parallax_view::deps::Channel {
+    comm,
+    src,
+    dst,
+    tag
+});
+fields!(parallax_view::deps::Message { channel, seq });
+fields!(parallax_view::deps::Collective { comm, seq });
+
 impl Wire for parallax_model::Error {
     fn put(&self, out: &mut Vec<u8>) {
         self.to_string().put(out)

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use parallax_analysis::concurrency;
-use parallax_analysis::profile::tree_from_trace;
 use parallax_model::experiment::Experiment;
 use parallax_model::profile::{CallTree, Stats};
+use parallax_view::profile::tree_from_trace;
 
 const SCENARIO: &str = "PARALLAX_TEST_SCENARIO";
 

@@ -22,10 +22,10 @@ use serde::Serialize;
 
 use parallax_analysis::compensate::{self, Liberal, Options};
 use parallax_analysis::executor::Executor;
-use parallax_analysis::trace;
 use parallax_model::defs::Entry;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
+use parallax_view::trace;
 
 use crate::stats::{chance_error, median, round};
 

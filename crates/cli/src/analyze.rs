@@ -13,9 +13,9 @@ use parallax_analysis::bottleneck::{
     self, profiles, Balance, Baselines, Config, Finding, RegionBalance, Report, Where,
 };
 use parallax_analysis::executor::Executor;
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
 use parallax_output::text::{inert, inert_lines};
+use parallax_view::profile::ExperimentProfile;
 
 /// Arguments of `parallax analyze`.
 #[derive(clap::Args, Debug)]

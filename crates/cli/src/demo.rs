@@ -13,8 +13,8 @@ use anyhow::Context;
 
 use parallax::sync::{Barrier, Mutex};
 use parallax::{Config, Mode};
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
+use parallax_view::profile::ExperimentProfile;
 
 use crate::experiment_dir;
 

@@ -11,14 +11,12 @@ use serde_json::{json, Value};
 
 use parallax_analysis::concurrency::{self, Concurrency};
 use parallax_analysis::executor::Executor;
-use parallax_analysis::names::{kind_label, LocationNames};
-use parallax_analysis::profile::{
-    ExperimentProfile, FlatRow, LocationProfile, PathRow, Source, Times,
-};
 use parallax_model::defs::Probe;
 use parallax_model::experiment::Experiment;
 use parallax_output::text::inert;
 use parallax_report::term::{Paint, Progress};
+use parallax_view::names::{kind_label, LocationNames};
+use parallax_view::profile::{ExperimentProfile, FlatRow, LocationProfile, PathRow, Source, Times};
 
 use crate::fmt;
 
@@ -62,7 +60,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     // Profiles derived from a long trace take a while: a spinner says so.
     let progress = Progress::new("reading profiles", 0);
     let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
-    let prof = run.all_or_none(ExperimentProfile::load_with(&exp, run.exec).map_err(Into::into))?;
+    let prof = run.all_or_none(run.exec.load_profile(&exp).map_err(Into::into))?;
     drop(progress);
     if !run.is_root() {
         return Ok(std::process::ExitCode::SUCCESS);

@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 
 use parallax::Mode;
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::{Experiment, Process};
+use parallax_view::profile::ExperimentProfile;
 
 use crate::console;
 use crate::demo::parse_mode;

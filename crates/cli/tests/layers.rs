@@ -15,16 +15,18 @@ const MAY_USE: &[(&str, &[&str])] = &[
     ("parallax-preload", &["parallax", "parallax-model"]),
     ("parallax-tracing", &["parallax"]),
     ("parallax-output", &[]),
-    ("parallax-analysis", &["parallax-model"]),
+    ("parallax-view", &["parallax-model"]),
+    ("parallax-analysis", &["parallax-model", "parallax-view"]),
     (
         "parallax-export",
-        &["parallax-model", "parallax-analysis", "parallax-output"],
+        &["parallax-model", "parallax-view", "parallax-output"],
     ),
-    ("parallax-db", &["parallax-model", "parallax-analysis"]),
+    ("parallax-db", &["parallax-model", "parallax-view"]),
     (
         "parallax-report",
         &[
             "parallax-model",
+            "parallax-view",
             "parallax-analysis",
             "parallax-export",
             "parallax-db",
@@ -36,6 +38,7 @@ const MAY_USE: &[(&str, &[&str])] = &[
         &[
             "parallax",
             "parallax-model",
+            "parallax-view",
             "parallax-analysis",
             "parallax-export",
             "parallax-db",
@@ -48,11 +51,15 @@ const MAY_USE: &[(&str, &[&str])] = &[
         &[
             "parallax",
             "parallax-model",
+            "parallax-view",
             "parallax-analysis",
             "parallax-tracing",
         ],
     ),
-    ("parallax-testkit", &["parallax-model", "parallax-analysis"]),
+    (
+        "parallax-testkit",
+        &["parallax-model", "parallax-view", "parallax-analysis"],
+    ),
     ("parallax-workloads", &["parallax"]),
 ];
 

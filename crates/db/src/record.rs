@@ -3,12 +3,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use parallax_analysis::profile::{ExperimentProfile, Times};
 use parallax_model::event::{
     RegionId, OVERFLOW_REGION, SKIPPED_NAME, SKIPPED_REGION, UNKNOWN_REGION,
 };
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
+use parallax_view::profile::{ExperimentProfile, Times};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
 use crate::query::Finding;

@@ -15,8 +15,9 @@ use std::path::Path;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
 
-use crate::stream::{self, FlowEnd, Flows, Loc};
+use crate::stream::{self, Loc};
 use crate::{Error, Selection, Summary};
+use parallax_view::deps::{FlowEnd, Flows};
 
 /// What every Chrome trace written here starts with.
 const HEAD: &[u8] = b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
@@ -121,7 +122,7 @@ impl LocationWriter<'_, '_> {
             EventKind::Enter { region } => {
                 let (name, cat) = self.names.entry(region).or_insert_with(|| {
                     let kind = p.regions.get(&region).map_or("region", |r| r.kind.name());
-                    (js(&stream::region_name(p, region)), kind)
+                    (js(&parallax_view::names::region_name(p, region)), kind)
                 });
                 write!(
                     w.next()?,
@@ -158,7 +159,7 @@ impl LocationWriter<'_, '_> {
         let (name, args) = match *k {
             // A mark's value is signed.
             EventKind::Mark { mark, value } => (
-                stream::region_name(self.loc.p, mark),
+                parallax_view::names::region_name(self.loc.p, mark),
                 format!("\"value\":{value}"),
             ),
             _ => {

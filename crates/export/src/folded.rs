@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::{shortened, Experiment};
+use parallax_view::profile::ExperimentProfile;
 
 use crate::table::{selected_profiles, FRAME_BYTES};
 use crate::{Error, Format, Options, Summary};

@@ -49,9 +49,9 @@ use std::path::Path;
 use std::time::Instant;
 
 pub use error::{Error, ErrorKind};
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
 use parallax_output::file::{Kind, OutputFile};
+use parallax_view::profile::ExperimentProfile;
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,8 +29,9 @@ use std::path::Path;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
 
-use crate::stream::{self, hash, FlowEnd, Flows, Loc};
+use crate::stream::{self, Loc};
 use crate::{Error, Selection, Summary};
+use parallax_view::deps::{hash, FlowEnd, Flows};
 
 /// A Perfetto trace as written here: its first packet is a track
 /// descriptor.
@@ -357,7 +358,9 @@ impl<'l, 'a> Sequence<'l, 'a> {
                 let p = self.loc.p;
                 (
                     iid,
-                    interned.insert(iid).then(|| stream::region_name(p, region)),
+                    interned
+                        .insert(iid)
+                        .then(|| parallax_view::names::region_name(p, region)),
                 )
             }
             EventKind::Leave { .. } | EventKind::Metric { .. } => (0, None),

@@ -2,7 +2,7 @@
 //! nanoseconds since the start of the experiment, and the pairing of
 //! messages and thread hand-offs that trace formats draw as arrows.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use parallax_model::clock::ClockMap;
 use parallax_model::event::{Event, EventKind};
@@ -176,97 +176,11 @@ where
     }
 }
 
-/// Which end of an arrow an event is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlowEnd {
-    /// The arrow starts here.
-    Start(u64),
-    /// The arrow ends here.
-    End(u64),
-}
-
-/// Gives messages and thread hand-offs arrow ids that both ends compute
-/// independently: the n-th send from rank a to rank b with a tag on a
-/// communicator matches the n-th receive at b from a with that tag and
-/// communicator (MPI's non-overtaking rule), and a thread's creation
-/// matches its beginning by token.
-#[derive(Debug, Default)]
-pub struct Flows {
-    sends: HashMap<(u64, u32, u32, u32), u64>,
-    recvs: HashMap<(u64, u32, u32, u32), u64>,
-}
-
-impl Flows {
-    /// Channels (communicator, sender, receiver, tag) counted so far: what
-    /// its memory grows with.
-    pub fn channels(&self) -> usize {
-        self.sends.len() + self.recvs.len()
-    }
-
-    /// The arrow end of event `kind` at rank `rank`, if it has one.
-    pub fn of(&mut self, rank: u32, kind: &EventKind) -> Option<FlowEnd> {
-        use EventKind::*;
-        Some(match *kind {
-            Send {
-                peer, tag, comm, ..
-            }
-            | IsendBegin {
-                peer, tag, comm, ..
-            } => {
-                let key = (comm, rank, peer, tag);
-                let n = self.sends.entry(key).or_insert(0);
-                *n += 1;
-                FlowEnd::Start(hash(&[1, comm, rank as u64, peer as u64, tag as u64, *n]))
-            }
-            Recv {
-                peer, tag, comm, ..
-            }
-            | IrecvComplete {
-                peer, tag, comm, ..
-            } => {
-                let key = (comm, peer, rank, tag);
-                let n = self.recvs.entry(key).or_insert(0);
-                *n += 1;
-                FlowEnd::End(hash(&[1, comm, peer as u64, rank as u64, tag as u64, *n]))
-            }
-            ThreadCreate { token } => FlowEnd::Start(hash(&[2, rank as u64, token])),
-            ThreadBegin { token } => FlowEnd::End(hash(&[2, rank as u64, token])),
-            ThreadEnd { token } => FlowEnd::Start(hash(&[3, rank as u64, token])),
-            ThreadJoin { token } => FlowEnd::End(hash(&[3, rank as u64, token])),
-            _ => return None,
-        })
-    }
-}
-
-/// A 64-bit mix of `v` (splitmix64 steps), never 0.
-pub fn hash(v: &[u64]) -> u64 {
-    let mut h = 0x9e37_79b9_7f4a_7c15u64;
-    for &x in v {
-        h ^= x;
-        h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        h ^= h >> 31;
-    }
-    h.max(1)
-}
-
 /// Name of metric `id` of process `p`, a placeholder without a definition.
 pub fn metric_name(p: &Process, id: u32) -> String {
     p.metrics
         .get(&id)
         .map_or_else(|| format!("metric {id}"), |m| m.0.clone())
-}
-
-/// Name of a region of process `p`, with placeholders for ids without a
-/// definition.
-pub fn region_name(p: &Process, id: u32) -> String {
-    match id {
-        parallax_model::event::UNKNOWN_REGION => "<unknown>".to_string(),
-        parallax_model::event::OVERFLOW_REGION => "<other paths>".to_string(),
-        parallax_model::event::SKIPPED_REGION => parallax_model::event::SKIPPED_NAME.to_string(),
-        _ => p.region_name(id),
-    }
 }
 
 /// The fields of an event other than enter/leave, as (name, value) pairs,
@@ -366,31 +280,6 @@ pub fn args(kind: &EventKind) -> Vec<(&'static str, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sends_and_receives_pair_up() {
-        let mut a = Flows::default();
-        let mut b = Flows::default();
-        let send = EventKind::Send {
-            peer: 1,
-            tag: 7,
-            comm: 0,
-            bytes: 8,
-        };
-        let recv = EventKind::Recv {
-            peer: 0,
-            tag: 7,
-            comm: 0,
-            bytes: 8,
-        };
-        let s1 = a.of(0, &send);
-        let s2 = a.of(0, &send);
-        assert_ne!(s1, s2);
-        let (Some(FlowEnd::Start(x)), Some(FlowEnd::End(y))) = (s1, b.of(1, &recv)) else {
-            panic!("no flow");
-        };
-        assert_eq!(x, y);
-    }
 
     #[test]
     fn selection_parses() {

@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use parallax_analysis::profile::{ExperimentProfile, PathRow};
 use parallax_model::experiment::{shortened, Experiment};
 use parallax_model::region::RegionKind;
+use parallax_view::profile::{ExperimentProfile, PathRow};
 use serde_json::json;
 
 use crate::{Error, Format, Options, Summary};

@@ -6,13 +6,13 @@
 use std::path::Path;
 
 use crate::synth::{self, Machine, Op, Program};
-use parallax_analysis::profile::TreeBuilder;
 use parallax_model::defs::{Def, Mode, Probe, ProcessInfo};
 use parallax_model::event::{Event, EventKind};
 use parallax_model::experiment::{self, EventReader, EventWriter, Experiment};
 use parallax_model::profile::CallTree;
 use parallax_model::region::RegionKind;
 use parallax_model::Error;
+use parallax_view::profile::TreeBuilder;
 
 /// Bytes per event block of the small experiments: small, so that their
 /// files have several blocks to cut between.
@@ -282,7 +282,7 @@ fn profile_from_trace(pdir: &Path) -> Result<(), Error> {
     let mut trees: Vec<CallTree> = Vec::new();
     for l in p.locations.values() {
         if l.events.is_some() {
-            let (t, _) = parallax_analysis::profile::tree_from_trace(&p, l.thread)?;
+            let (t, _) = parallax_view::profile::tree_from_trace(&p, l.thread)?;
             trees.push(t);
         }
     }

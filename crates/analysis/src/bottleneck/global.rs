@@ -15,8 +15,8 @@ use super::{
     RegionBalance, Report, Where,
 };
 use crate::executor::Executor;
-use crate::names::LocationNames;
-use crate::trace::Loc;
+use parallax_view::names::LocationNames;
+use parallax_view::trace::Loc;
 
 const NS: f64 = 1e-9;
 

@@ -31,11 +31,11 @@ use parallax_model::experiment::Experiment;
 use parallax_model::Error;
 
 use crate::executor::Executor;
-use crate::names::LocationNames;
 use crate::pairing;
 use crate::replay::{self, Postings};
-use crate::trace;
 use crate::wire::{Reader, Wire};
+use parallax_view::names::LocationNames;
+use parallax_view::trace;
 
 pub use filters::{Baselines, Config};
 
@@ -367,7 +367,7 @@ fn analyze_with(
 
 /// Whether `l` is its process's initial thread.
 pub(crate) fn is_initial_thread(exp: &Experiment, l: &trace::Loc) -> bool {
-    crate::profile::initial_thread(&exp.processes[l.process], l.thread)
+    parallax_view::profile::initial_thread(&exp.processes[l.process], l.thread)
 }
 
 /// Findings counted per pattern, for summaries.

@@ -9,9 +9,10 @@
 //! and sends the name after that, whichever rank sends it on. Every rank
 //! decodes every rank's messages in order, so all know the same names.
 
-use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+
+use parallax_view::deps::{Channel, Collective, Message};
 
 use super::path::PathPiece;
 use crate::pairing::Link;
@@ -19,32 +20,17 @@ use crate::replay::{Codec, Route};
 use crate::wire::{Reader, Wire};
 
 /// What a value on the board is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
-    /// The `seq`-th message from `src` to `dst` on (comm, tag).
-    Msg(u64, u32, u32, u32, u64),
+    /// A message.
+    Msg(Message),
     /// The receiver's answers to the `batch`-th batch of blocking sends
-    /// on that channel.
-    Back(u64, u32, u32, u32, u64),
-    /// The arrivals at the `seq`-th collective on `comm`.
-    Coll(u64, u64),
+    /// on a channel.
+    Back(Channel, u64),
+    /// The arrivals at a collective.
+    Coll(Collective),
     /// A producer of a shared object.
     Obj(Link),
-}
-
-// One word through the board's hasher instead of every field: keys are
-// hashed at every post and take.
-impl Hash for Key {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        let mix = |a: u64, b: u64| (a.rotate_left(5) ^ b).wrapping_mul(0x517c_c1b7_2722_0a95);
-        let w = match *self {
-            Key::Msg(c, s, d, t, q) => mix(mix(mix(mix(c, s as u64), d as u64), t as u64), q),
-            Key::Back(c, s, d, t, q) => mix(mix(mix(mix(c ^ 1, s as u64), d as u64), t as u64), q),
-            Key::Coll(c, q) => mix(mix(2, c), q),
-            Key::Obj(l) => mix(mix(mix(3, l.object as u64), l.id), l.seq),
-        };
-        h.write_u64(w);
-    }
 }
 
 /// A producer's note: what it computed since its previous
@@ -151,38 +137,20 @@ impl Interval {
 impl Wire for Key {
     fn put(&self, out: &mut Vec<u8>) {
         match *self {
-            Key::Msg(c, s, d, t, q) => {
-                out.push(0);
-                (c, s, d, t, q).put(out);
-            }
-            Key::Back(c, s, d, t, q) => {
-                out.push(1);
-                (c, s, d, t, q).put(out);
-            }
-            Key::Coll(c, q) => {
-                out.push(2);
-                (c, q).put(out);
-            }
-            Key::Obj(l) => {
-                out.push(3);
-                l.put(out);
-            }
+            Key::Msg(m) => (0u8, m).put(out),
+            Key::Back(c, batch) => (1u8, c, batch).put(out),
+            Key::Coll(c) => (2u8, c).put(out),
+            Key::Obj(l) => (3u8, l).put(out),
         }
     }
     fn get(r: &mut Reader<'_>) -> Self {
         match u8::get(r) {
-            0 => {
-                let (c, s, d, t, q) = Wire::get(r);
-                Key::Msg(c, s, d, t, q)
-            }
+            0 => Key::Msg(Wire::get(r)),
             1 => {
-                let (c, s, d, t, q) = Wire::get(r);
-                Key::Back(c, s, d, t, q)
+                let (c, batch) = Wire::get(r);
+                Key::Back(c, batch)
             }
-            2 => {
-                let (c, q) = Wire::get(r);
-                Key::Coll(c, q)
-            }
+            2 => Key::Coll(Wire::get(r)),
             _ => Key::Obj(Link::get(r)),
         }
     }
@@ -193,8 +161,8 @@ impl Wire for Key {
 impl Route for Key {
     fn reader_rank(&self) -> Option<u32> {
         match *self {
-            Key::Msg(_, _, dst, _, _) => Some(dst),
-            Key::Back(_, src, _, _, _) => Some(src),
+            Key::Msg(m) => Some(m.channel.dst),
+            Key::Back(c, _) => Some(c.src),
             _ => None,
         }
     }

@@ -14,9 +14,9 @@ use super::regions::Table;
 use super::waits::{LocResult, PathStats};
 use super::{Config, Report};
 use crate::executor::Executor;
-use crate::names::LocationNames;
-use crate::profile::{ExperimentProfile, Times};
-use crate::trace::Loc;
+use parallax_view::names::LocationNames;
+use parallax_view::profile::{ExperimentProfile, Times};
+use parallax_view::trace::Loc;
 
 /// What is analysed from profiles; the other analyses need a trace.
 pub const FROM_PROFILES: &[&str] = &[

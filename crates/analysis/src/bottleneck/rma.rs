@@ -14,7 +14,7 @@ use parallax_model::event::EventKind;
 
 use super::waits::LocResult;
 use crate::executor::Executor;
-use crate::trace::{self, Loc};
+use parallax_view::trace::{self, Loc};
 
 /// One request: location and its request number there, target rank,
 /// window.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use parallax_model::experiment::Experiment;
 use parallax_model::Error;
 
-use crate::profile::ExperimentProfile;
+use parallax_view::profile::ExperimentProfile;
 
 /// What the multi-experiment analyses need of one run.
 #[derive(Clone, Debug, PartialEq)]

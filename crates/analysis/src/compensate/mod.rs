@@ -37,7 +37,7 @@ pub use schedule::Rescheduled;
 use crate::executor::Executor;
 use crate::pairing;
 use crate::replay::{self, Postings};
-use crate::trace;
+use parallax_view::trace;
 use sharing::Sharing;
 
 /// Property that marks an experiment as compensated.

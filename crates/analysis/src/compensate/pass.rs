@@ -3,8 +3,6 @@
 //! waited on another location, from that location's approximated post
 //! (event-based), as in Malony's thesis ch. 3-5.
 
-use crate::fasthash::FastMap;
-
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ROOT};
 use parallax_model::experiment::EventWriter;
 use parallax_model::profile::CallTree;
@@ -13,10 +11,11 @@ use super::costs::{follows_its_enter, Costs, InContext};
 use super::posts::{Key, Stamp};
 use super::sharing::Sharing;
 use super::Convention;
-use crate::pairing::{Object, OpenCollectives, Pairing};
-use crate::profile::TreeBuilder;
+use crate::pairing::{OpenCollectives, Pairing};
 use crate::replay::{LocationPass, Postings, Status};
-use crate::trace::{Loc, Stream};
+use parallax_view::deps::{Dep, Object, Sequencer};
+use parallax_view::profile::TreeBuilder;
+use parallax_view::trace::{Loc, Stream};
 
 /// Kinds of dependency, each with its own learned costs: messages,
 /// collectives, then one per kind of shared object.
@@ -109,9 +108,8 @@ pub struct LocPass<'a> {
     /// of its probe.
     prev: Option<(f64, f64, f64)>,
     flushing: bool,
-    send_seq: FastMap<(u64, u32, u32), u64>,
-    recv_seq: FastMap<(u64, u32, u32), u64>,
-    coll_seq: FastMap<u64, u64>,
+    /// Names its messages and collectives.
+    deps: Sequencer,
     coll_begins: OpenCollectives<Stamp>,
     /// Per class: cheapest measured cost of the operation when it did not
     /// wait, and cheapest delay from a partner's post to the completion.
@@ -180,9 +178,7 @@ impl<'a> LocPass<'a> {
             missing: None,
             prev: None,
             flushing: false,
-            send_seq: FastMap::default(),
-            recv_seq: FastMap::default(),
-            coll_seq: FastMap::default(),
+            deps: Sequencer::default(),
             coll_begins: OpenCollectives::default(),
             // Shared objects start from the least costs seen on any
             // location (the pairing pass measured them), less the probes
@@ -225,61 +221,29 @@ impl<'a> LocPass<'a> {
 
     /// Works out what event `e` waits for and posts.
     fn prepare(&mut self, e: &Event, tm: f64) {
-        use EventKind::*;
         let rank = self.loc.rank;
         let tm = self.posted_tm(tm);
         let mut c = Current {
             ready: true,
             ..Current::default()
         };
-        match e.kind {
-            Send {
-                peer, tag, comm, ..
-            }
-            | IsendBegin {
-                peer, tag, comm, ..
-            } => {
-                let seq = next(&mut self.send_seq, (comm, peer, tag));
-                let key = Key::Msg {
-                    comm,
-                    src: rank,
-                    dst: peer,
-                    tag,
-                    seq,
-                };
-                c.posts.push((key, Stamp { ta: 0.0, tm }, 1, 1));
-            }
-            Recv {
-                peer, tag, comm, ..
-            }
-            | IrecvComplete {
-                peer, tag, comm, ..
-            } => {
-                let seq = next(&mut self.recv_seq, (comm, peer, tag));
-                let key = Key::Msg {
-                    comm,
-                    src: peer,
-                    dst: rank,
-                    tag,
-                    seq,
-                };
-                c.needs = Some((key, Class::Message));
-            }
-            CollectiveEnd { op, comm, root, .. } => {
-                let seq = next(&mut self.coll_seq, comm);
-                let n = self.pairing.members(comm, seq);
+        match self.deps.of(rank, &e.kind) {
+            Some(Dep::Sends(m)) => c.posts.push((Key::Msg(m), Stamp { ta: 0.0, tm }, 1, 1)),
+            Some(Dep::Receives(m)) => c.needs = Some((Key::Msg(m), Class::Message)),
+            Some(Dep::Collective { at: coll, op, root }) => {
+                let n = self.pairing.members(coll.comm, coll.seq);
                 let begin = self.coll_begins.end().unwrap_or_else(|| {
                     let (ptm, pta, _) = self.prev.unwrap_or((tm, tm, 0.0));
                     Stamp { ta: pta, tm: ptm }
                 });
-                let arrivals = Key::Arrivals { comm, seq };
+                let arrivals = Key::Arrivals(coll);
                 let rooted = root != NO_ROOT && n > 1;
                 match op {
                     CollectiveOp::Broadcast | CollectiveOp::Scatter if rooted => {
                         if root == rank {
-                            c.arrival = Some((Key::Root { comm, seq }, begin, 1, n - 1));
+                            c.arrival = Some((Key::Root(coll), begin, 1, n - 1));
                         } else {
-                            c.needs = Some((Key::Root { comm, seq }, Class::Collective));
+                            c.needs = Some((Key::Root(coll), Class::Collective));
                         }
                     }
                     CollectiveOp::Reduce | CollectiveOp::Gather if rooted => {
@@ -294,7 +258,7 @@ impl<'a> LocPass<'a> {
                     }
                 }
             }
-            ref k if k.is_shared_sync() => {
+            Some(Dep::Object(_)) => {
                 self.sync_cur = self.sync_next;
                 self.sync_next += 1;
                 let s = self.pairing.sync(self.index, self.sync_cur);
@@ -305,7 +269,7 @@ impl<'a> LocPass<'a> {
                         .push((Key::Obj(l), Stamp { ta: 0.0, tm }, 1, readers));
                 }
             }
-            _ => {}
+            None => {}
         }
         self.cur = c;
     }
@@ -663,12 +627,6 @@ fn round_tick(ns: f64) -> u64 {
     let whole = x as u64;
     // The fraction of a double is exact, and so is this difference.
     whole.saturating_add((x - whole as f64 >= 0.5) as u64)
-}
-
-fn next<K: std::hash::Hash + Eq>(m: &mut FastMap<K, u64>, k: K) -> u64 {
-    let c = m.entry(k).or_insert(0);
-    *c += 1;
-    *c - 1
 }
 
 impl LocationPass for LocPass<'_> {

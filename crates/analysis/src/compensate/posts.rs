@@ -3,6 +3,8 @@
 //! dependency (a message, a collective's arrivals or root, a shared
 //! object's producer), and their encoding between analysis ranks.
 
+use parallax_view::deps::{Collective, Message};
+
 use crate::pairing::Link;
 use crate::replay::Route;
 use crate::wire::{Reader, Wire};
@@ -10,18 +12,12 @@ use crate::wire::{Reader, Wire};
 /// What a dependent event waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
-    /// The `seq`-th message from `src` to `dst` on (comm, tag).
-    Msg {
-        comm: u64,
-        src: u32,
-        dst: u32,
-        tag: u32,
-        seq: u64,
-    },
-    /// Every arrival at the `seq`-th collective on `comm`.
-    Arrivals { comm: u64, seq: u64 },
-    /// The root's arrival at the `seq`-th collective on `comm`.
-    Root { comm: u64, seq: u64 },
+    /// A message.
+    Msg(Message),
+    /// Every arrival at a collective.
+    Arrivals(Collective),
+    /// The root's arrival at a collective.
+    Root(Collective),
     /// A producer of a shared object.
     Obj(Link),
 }
@@ -44,50 +40,17 @@ crate::wire::fields!(Stamp { ta, tm });
 impl Wire for Key {
     fn put(&self, out: &mut Vec<u8>) {
         match *self {
-            Key::Msg {
-                comm,
-                src,
-                dst,
-                tag,
-                seq,
-            } => {
-                out.push(0);
-                (comm, src, dst, tag, seq).put(out);
-            }
-            Key::Arrivals { comm, seq } => {
-                out.push(1);
-                (comm, seq).put(out);
-            }
-            Key::Root { comm, seq } => {
-                out.push(2);
-                (comm, seq).put(out);
-            }
-            Key::Obj(l) => {
-                out.push(3);
-                l.put(out);
-            }
+            Key::Msg(m) => (0u8, m).put(out),
+            Key::Arrivals(c) => (1u8, c).put(out),
+            Key::Root(c) => (2u8, c).put(out),
+            Key::Obj(l) => (3u8, l).put(out),
         }
     }
     fn get(r: &mut Reader<'_>) -> Self {
         match u8::get(r) {
-            0 => {
-                let (comm, src, dst, tag, seq) = Wire::get(r);
-                Key::Msg {
-                    comm,
-                    src,
-                    dst,
-                    tag,
-                    seq,
-                }
-            }
-            1 => {
-                let (comm, seq) = Wire::get(r);
-                Key::Arrivals { comm, seq }
-            }
-            2 => {
-                let (comm, seq) = Wire::get(r);
-                Key::Root { comm, seq }
-            }
+            0 => Key::Msg(Wire::get(r)),
+            1 => Key::Arrivals(Wire::get(r)),
+            2 => Key::Root(Wire::get(r)),
             _ => Key::Obj(Link::get(r)),
         }
     }
@@ -96,7 +59,7 @@ impl Wire for Key {
 impl Route for Key {
     fn reader_rank(&self) -> Option<u32> {
         match *self {
-            Key::Msg { dst, .. } => Some(dst),
+            Key::Msg(m) => Some(m.channel.dst),
             _ => None,
         }
     }

@@ -31,8 +31,9 @@ use parallax_model::experiment::{self, EventWriter};
 use parallax_model::Error;
 
 use super::{Costs, Crowded};
-use crate::pairing::{Object, Pairing};
-use crate::trace::{self, Loc, Stream};
+use crate::pairing::Pairing;
+use parallax_view::deps::Object;
+use parallax_view::trace::{self, Loc, Stream};
 
 /// Index of measured and of approximated times in pairs of them.
 const M: usize = 0;

@@ -18,7 +18,7 @@
 use parallax_model::Error;
 
 use super::costs::Costs;
-use crate::trace::{self, Loc};
+use parallax_view::trace::{self, Loc};
 
 /// Width of the bins, ns: shorter than the scheduler's time slices, long
 /// enough to hold thousands of probes.
@@ -149,7 +149,7 @@ impl Sharing {
         };
         // Probe time by bin, for the bins that have probes: what memory
         // holds grows with the events, never with the time they span.
-        let mut probes: crate::fasthash::FastMap<u64, f64> = Default::default();
+        let mut probes: parallax_view::fasthash::FastMap<u64, f64> = Default::default();
         for &(loc, costs) in locs {
             // Its own copy: it follows the calibration phases in time.
             let mut costs = costs.clone();

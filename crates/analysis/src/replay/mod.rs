@@ -142,12 +142,12 @@ struct Log<K, V> {
     fresh: Vec<K>,
     /// Contributions to shared entries since the last exchange: merged
     /// value and how many.
-    merged: crate::fasthash::FastMap<K, (V, u32)>,
+    merged: parallax_view::fasthash::FastMap<K, (V, u32)>,
     taken: Vec<K>,
     contributions: u64,
 }
 
-type Entries<K, V> = crate::fasthash::FastMap<K, Entry<V>>;
+type Entries<K, V> = parallax_view::fasthash::FastMap<K, Entry<V>>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -317,7 +317,7 @@ pub struct Outcome {
 /// with what they wait for (a value's key, or anything new).
 struct Sched<K> {
     ready: VecDeque<usize>,
-    by_key: crate::fasthash::FastMap<K, Vec<usize>>,
+    by_key: parallax_view::fasthash::FastMap<K, Vec<usize>>,
     any: Vec<usize>,
     /// A parked pass's blocked event time; `None` for the others.
     parked: Vec<Option<f64>>,

@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_model::experiment::Experiment;
+use parallax_view::profile::ExperimentProfile;
 
 use super::{printed_seconds, run_ok, Tools};
 use crate::stats::{chance_error, median, round};

@@ -10,9 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_db::{meta, Db, RunMeta};
 use parallax_model::experiment::Experiment;
+use parallax_view::profile::ExperimentProfile;
 
 use crate::console;
 

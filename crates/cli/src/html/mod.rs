@@ -10,13 +10,13 @@ use parallax_output::file::Kind;
 
 use parallax_analysis::bottleneck;
 use parallax_analysis::executor::Executor;
-use parallax_analysis::profile::ExperimentProfile;
 use parallax_db::query::Metric;
 use parallax_db::{Db, Finding, RunMeta};
 use parallax_export::stream::native_bytes;
 use parallax_export::Selection;
 use parallax_model::experiment::Experiment;
 use parallax_report::html::{self, Detail, Options, Runs};
+use parallax_view::profile::ExperimentProfile;
 
 /// Arguments of `parallax html`.
 #[derive(clap::Args, Debug)]

@@ -7,13 +7,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use parallax_analysis::concurrency;
 use parallax_analysis::executor::Executor;
-use parallax_analysis::profile::{ExperimentProfile, Source, Times};
 use parallax_db::Finding;
 use parallax_export::stream::{self, Loc};
 use parallax_export::Selection;
 use parallax_model::event::UNKNOWN_REGION;
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
+use parallax_view::profile::{ExperimentProfile, Source, Times};
 use serde_json::{json, Value};
 
 use super::bins::Slices;
@@ -124,7 +124,7 @@ pub fn experiment(
     built: &mut Built,
 ) -> Result<Value, super::Error> {
     let pool = Executor::pool();
-    let prof = ExperimentProfile::load_with(exp, pool)?;
+    let prof = pool.load_profile(exp)?;
     built.warnings.extend(prof.warnings.iter().cloned());
 
     // Regions unified by (name, kind) across processes.
@@ -139,7 +139,12 @@ pub fn experiment(
         let p = &exp.processes[pi];
         let (name, kind, file, line) = match p.regions.get(&id) {
             Some(r) => (r.name.clone(), r.kind.name(), r.file.clone(), r.line),
-            None => (stream::region_name(p, id), "user", String::new(), 0),
+            None => (
+                parallax_view::names::region_name(p, id),
+                "user",
+                String::new(),
+                0,
+            ),
         };
         let def = p.regions.get(&id);
         let cat = def.map_or(Category::Computation, |r| r.kind.category());

@@ -14,10 +14,11 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use parallax_export::stream::{self, FlowEnd, Flows, Loc, Timebase};
+use parallax_export::stream::{self, Loc, Timebase};
 use parallax_model::evcodec;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
+use parallax_view::deps::{FlowEnd, Flows};
 
 use super::bins::{Busy, Counts, Dominant, Slices};
 

@@ -10,7 +10,7 @@
 //!   `detail.t0 .. detail.t1`) in start order, in packs of [`TILE`], each
 //!   with its time range, inflated on demand;
 //! - arrows: messages and thread hand-offs of the detail, paired as the
-//!   exports pair them ([`parallax_export::stream::Flows`]).
+//!   exports pair them ([`parallax_view::deps::Flows`]).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};

@@ -3,7 +3,9 @@
 
 use parallax_model::event::{CollectiveOp, NO_ROOT};
 
-use super::{next, ns_u64, waiting, CollNeed, LocPass, WaitedFor};
+use parallax_view::deps::Collective;
+
+use super::{ns_u64, waiting, CollNeed, LocPass, WaitedFor};
 use crate::bottleneck::posts::{Arrival, Key, PostedValue};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
@@ -16,7 +18,7 @@ impl LocPass<'_> {
         &mut self,
         t: f64,
         op: CollectiveOp,
-        comm: u64,
+        at: Collective,
         root: u32,
         board: &Postings<Key, PostedValue>,
     ) {
@@ -26,8 +28,7 @@ impl LocPass<'_> {
         // the loop's start.
         let polled = self.poll_start().filter(|&s| self.last_msg < s);
         self.last_msg = t;
-        let seq = next(&mut self.coll_seq, comm);
-        let n = self.pairing.members(comm, seq);
+        let n = self.pairing.members(at.comm, at.seq);
         let enter = polled.unwrap_or_else(|| self.enter_time(t));
         // A non-blocking collective arrived when it began, in an
         // earlier call; it waits in the call that completes it.
@@ -57,14 +58,9 @@ impl LocPass<'_> {
                 work_sum: ns_u64(work),
                 setup: self.setup_end,
             };
-            board.contribute(
-                Key::Coll(comm, seq),
-                PostedValue::Arr(Box::new(arrival)),
-                n,
-                n,
-            );
+            board.contribute(Key::Coll(at), PostedValue::Arr(Box::new(arrival)), n, n);
             self.need = Some(WaitedFor::Coll(CollNeed {
-                key: Key::Coll(comm, seq),
+                key: Key::Coll(at),
                 op,
                 root,
                 enter,
@@ -89,7 +85,7 @@ impl LocPass<'_> {
         let path = self.top_path();
         let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
         let (comm, seq) = match key {
-            Key::Coll(c, s) => (c, s),
+            Key::Coll(c) => (c.comm, c.seq),
             _ => (0, 0),
         };
         let n = self.pairing.members(comm, seq).max(1);

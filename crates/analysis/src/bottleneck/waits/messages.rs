@@ -4,7 +4,9 @@
 use parallax_model::event::{Event, EventKind};
 use parallax_model::region::{Category, RegionKind};
 
-use super::{next, waiting, Frame, LocPass, Pending, RecvNeed, WaitedFor, BATCH};
+use parallax_view::deps::Message;
+
+use super::{waiting, Frame, LateSend, LocPass, Pending, RecvNeed, WaitedFor, BATCH};
 use crate::bottleneck::posts::{Key, PostedValue};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
@@ -27,19 +29,17 @@ const RMA_SLOW_NS: f64 = 20_000.0;
 const RMA_REQUESTS: usize = 1 << 16;
 
 impl LocPass<'_> {
-    /// A send (blocking, or the start of a non-blocking one) on channel
-    /// (comm, peer, tag): posts its time for the receive.
+    /// A send (blocking, or the start of a non-blocking one) of message
+    /// `msg`: posts its time for the receive.
     pub(super) fn send(
         &mut self,
         t: f64,
         blocking_call: bool,
-        (comm, peer, tag): (u64, u32, u32),
+        msg: Message,
         bytes: u64,
         board: &Postings<Key, PostedValue>,
     ) {
-        let rank = self.loc.rank;
         let me = self.index;
-        let seq = next(&mut self.send_seq, (comm, peer, tag));
         let enter = self.enter_time(t);
         self.last_msg = t;
         let chain = self.cp.snapshot();
@@ -50,7 +50,7 @@ impl LocPass<'_> {
                 .is_some_and(|f| f.kind == RegionKind::Send);
         let note = self.note();
         board.post(
-            Key::Msg(comm, rank, peer, tag, seq),
+            Key::Msg(msg),
             PostedValue::Send {
                 t: enter,
                 loc: me,
@@ -62,9 +62,11 @@ impl LocPass<'_> {
             1,
         );
         if blocking {
-            let n = next(&mut self.blocking_sent, (comm, peer, tag));
+            let sent = self.blocking_sent.entry(msg.channel).or_insert(0);
+            let n = *sent;
+            *sent += 1;
             self.pending.push_back(Pending {
-                key: Key::Back(comm, rank, peer, tag, n / BATCH),
+                key: Key::Back(msg.channel, n / BATCH),
                 pos: (n % BATCH) as usize,
                 enter,
                 leave: None,
@@ -73,16 +75,14 @@ impl LocPass<'_> {
         }
         self.activity += 1;
         if let Some(f) = self.stack.last_mut() {
-            f.xfer = Some((peer, bytes));
+            f.xfer = Some((msg.channel.dst, bytes));
         }
     }
 
-    /// A receive (blocking, or the completion of a non-blocking one) on
-    /// channel (comm, peer, tag): needs its send.
-    pub(super) fn receive(&mut self, e: &Event, t: f64, (comm, peer, tag): (u64, u32, u32)) {
+    /// A receive (blocking, or the completion of a non-blocking one) of
+    /// message `msg`: needs its send.
+    pub(super) fn receive(&mut self, e: &Event, t: f64, msg: Message) {
         use EventKind::*;
-        let rank = self.loc.rank;
-        let seq = next(&mut self.recv_seq, (comm, peer, tag));
         // A blocking receive right after a probe (no message in
         // between) waited in the probe, and so did a non-blocking
         // one posted right after it; so did a wait that completes
@@ -97,8 +97,7 @@ impl LocPass<'_> {
         });
         self.last_msg = t;
         self.need = Some(WaitedFor::Recv(RecvNeed {
-            key: Key::Msg(comm, peer, rank, tag, seq),
-            chan: (comm, peer, tag),
+            msg,
             enter: probe.map_or_else(|| self.enter_time(t), |p| p.start),
             probe: probe.map(|p| p.path),
         }));
@@ -106,7 +105,7 @@ impl LocPass<'_> {
         if matches!(e.kind, Recv { .. }) {
             if let Some(f) = self.stack.last_mut() {
                 if f.kind == RegionKind::Recv {
-                    f.xfer = Some((peer, 0));
+                    f.xfer = Some((msg.channel.src, 0));
                 }
             }
         }
@@ -132,7 +131,7 @@ impl LocPass<'_> {
             return self.mismatch(WaitedFor::Recv(n));
         };
         let RecvNeed {
-            chan, enter, probe, ..
+            msg, enter, probe, ..
         } = n;
         let me = self.index;
         let path = self.top_path();
@@ -161,16 +160,16 @@ impl LocPass<'_> {
         // Scalasca compares the send times only.
         let comp = self.res.categories[Category::Computation as usize];
         self.ring
-            .retain(|&(.., w, _, c0)| comp - c0 <= WRONG_ORDER_GAP * w);
+            .retain(|l| comp - l.comp <= WRONG_ORDER_GAP * l.wait);
         let mut i = 0;
         while i < self.ring.len() {
-            let (sl, p, c, w, call, _) = self.ring[i];
-            if sl > s && call != enter {
+            let l = self.ring[i];
+            if l.sent > s && l.call != enter {
                 self.res
                     .waits
-                    .entry((Pattern::WrongOrder, p))
+                    .entry((Pattern::WrongOrder, l.path))
                     .or_default()
-                    .add(w, Some(c));
+                    .add(l.wait, Some(l.sender));
                 self.ring.remove(i);
             } else {
                 i += 1;
@@ -180,17 +179,26 @@ impl LocPass<'_> {
             if self.ring.len() == RING {
                 self.ring.pop_front();
             }
-            self.ring.push_back((s, path, src, wait, enter, comp));
+            self.ring.push_back(LateSend {
+                sent: s,
+                path,
+                sender: src,
+                wait,
+                call: enter,
+                comp,
+            });
         }
         self.setup_end = f64::NEG_INFINITY;
         if blocking {
             // The sender learns when this receive was posted.
-            let (comm, peer, tag) = chan;
-            let e = self.answers_out.entry(chan).or_insert((0, Vec::new()));
+            let e = self
+                .answers_out
+                .entry(msg.channel)
+                .or_insert((0, Vec::new()));
             e.1.push(enter);
             if e.1.len() as u64 == BATCH {
                 let enters = std::mem::take(&mut e.1);
-                let key = Key::Back(comm, peer, self.loc.rank, tag, e.0);
+                let key = Key::Back(msg.channel, e.0);
                 e.0 += 1;
                 board.post(key, PostedValue::Back { enters, loc: me }, 1);
             }
@@ -306,9 +314,9 @@ impl LocPass<'_> {
         self.flushed = true;
         let mut out: Vec<_> = self.answers_out.drain().collect();
         out.sort_by_key(|e| e.0);
-        for ((comm, peer, tag), (batch, enters)) in out {
+        for (channel, (batch, enters)) in out {
             if !enters.is_empty() {
-                let key = Key::Back(comm, peer, self.loc.rank, tag, batch);
+                let key = Key::Back(channel, batch);
                 board.post(
                     key,
                     PostedValue::Back {

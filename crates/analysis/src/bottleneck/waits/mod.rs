@@ -28,8 +28,7 @@ use delay::behind;
 use polling::Poll;
 pub(crate) use result::{add_part, LocResult, PathStats};
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, Hash};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId};
@@ -39,10 +38,11 @@ use super::path::{self, Path, Slot};
 use super::posts::{Interval, Key, Note, PathPieceNames, PostedValue};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::fasthash::FastMap;
 use crate::pairing::{OpenCollectives, Pairing};
 use crate::replay::{LocationPass, Postings, Status};
-use crate::trace::{Loc, Stream};
+use parallax_view::deps::{Channel, Dep, Message, Sequencer};
+use parallax_view::fasthash::FastMap;
+use parallax_view::trace::{Loc, Stream};
 
 /// Answers awaited before the pass waits for the oldest.
 const PENDING_MAX: usize = 1 << 16;
@@ -124,19 +124,35 @@ enum WaitedFor {
 impl WaitedFor {
     fn key(&self) -> Key {
         match self {
-            WaitedFor::Recv(n) => n.key,
+            WaitedFor::Recv(n) => Key::Msg(n.msg),
             WaitedFor::Coll(n) => n.key,
             WaitedFor::Obj(n) => n.key,
         }
     }
 }
 
+/// A Late Sender instance, remembered for Wrong Order.
+#[derive(Clone, Copy, Debug)]
+struct LateSend {
+    /// When the message was sent.
+    sent: f64,
+    /// Call path of the receive.
+    path: u32,
+    /// The sending location.
+    sender: u32,
+    /// The receive's waiting, ns.
+    wait: f64,
+    /// Enter time of the receiving call.
+    call: f64,
+    /// The receiving location's computation time when it ended.
+    comp: f64,
+}
+
 /// A receive waits for its message's send.
 #[derive(Debug)]
 struct RecvNeed {
-    key: Key,
-    /// The channel, for the answer to a blocking send.
-    chan: (u64, u32, u32),
+    /// The message.
+    msg: Message,
     enter: f64,
     /// Where the waiting happened, if not in the receive itself (a probe
     /// before it).
@@ -186,16 +202,15 @@ pub struct LocPass<'a> {
     /// By call path (index in `res.paths`).
     meta: Vec<PathMeta>,
     path_ix: FastMap<(u32, u32), u32>,
-    send_seq: FastMap<(u64, u32, u32), u64>,
-    recv_seq: FastMap<(u64, u32, u32), u64>,
+    /// Names its messages and collectives.
+    deps: Sequencer,
     /// Blocking sends per channel, and the answers being collected per
     /// channel as a receiver.
-    blocking_sent: FastMap<(u64, u32, u32), u64>,
-    answers_out: FastMap<(u64, u32, u32), (u64, Vec<f64>)>,
+    blocking_sent: FastMap<Channel, u64>,
+    answers_out: FastMap<Channel, (u64, Vec<f64>)>,
     /// Answers taken but not all used: (values, answering location).
     answers_in: FastMap<Key, (Vec<f64>, u32)>,
     flushed: bool,
-    coll_seq: FastMap<u64, u64>,
     lock_request: Option<f64>,
     /// Its start, or the end of its last set-up region (MPI_Init), until
     /// it synchronized with others in time (a receive, a collective, a
@@ -218,10 +233,8 @@ pub struct LocPass<'a> {
     /// waits (found by MPI_Iprobe or MPI_Improbe): its completion waited
     /// from the run's start.
     probed_irecv: Option<u64>,
-    /// Recent Late Sender instances: send time, path, sender, waiting,
-    /// the enter time of the receiving call, and the location's
-    /// computation time when it ended.
-    ring: VecDeque<(f64, u32, u32, f64, f64, f64)>,
+    /// Recent Late Sender instances, for Wrong Order.
+    ring: VecDeque<LateSend>,
     pending: VecDeque<Pending>,
     interval: Interval,
     /// Times the interval was begun anew, plus one (see [`Slot`]).
@@ -233,12 +246,6 @@ pub struct LocPass<'a> {
     join: Option<JoinGroup>,
     run: Run,
     res: LocResult,
-}
-
-fn next<K: Hash + Eq, S: BuildHasher>(m: &mut HashMap<K, u64, S>, k: K) -> u64 {
-    let c = m.entry(k).or_insert(0);
-    *c += 1;
-    *c - 1
 }
 
 /// Waiting of an event entered at `enter` and done at `done` for a partner
@@ -297,13 +304,11 @@ impl<'a> LocPass<'a> {
                 slots: Default::default(),
             }],
             path_ix: FastMap::default(),
-            send_seq: FastMap::default(),
-            recv_seq: FastMap::default(),
+            deps: Sequencer::default(),
             blocking_sent: FastMap::default(),
             answers_out: FastMap::default(),
             answers_in: FastMap::default(),
             flushed: false,
-            coll_seq: FastMap::default(),
             lock_request: None,
             setup_end: f64::NEG_INFINITY,
             activity: 0,
@@ -346,9 +351,9 @@ impl<'a> LocPass<'a> {
         let Some(s) = &self.loc.summary else {
             return false;
         };
-        let mut seen: Vec<(u64, u64)> = self.coll_seq.iter().map(|(&c, &n)| (c, n)).collect();
-        seen.sort_unstable();
-        self.res.warning.is_none() && self.syncs_met == 0 && seen == s.collectives
+        self.res.warning.is_none()
+            && self.syncs_met == 0
+            && self.deps.collectives() == s.collectives
     }
 
     pub fn finish(mut self) -> LocResult {
@@ -460,44 +465,29 @@ impl<'a> LocPass<'a> {
         self.ready = true;
         self.need = None;
         let rank = self.loc.rank;
-        match e.kind {
-            Send {
-                peer,
-                tag,
-                comm,
-                bytes,
-            }
-            | IsendBegin {
-                peer,
-                tag,
-                comm,
-                bytes,
-                ..
-            } => {
+        match (self.deps.of(rank, &e.kind), e.kind) {
+            (Some(Dep::Sends(m)), Send { bytes, .. } | IsendBegin { bytes, .. }) => {
                 let blocking_call = matches!(e.kind, Send { .. });
-                self.send(t, blocking_call, (comm, peer, tag), bytes, board)
+                self.send(t, blocking_call, m, bytes, board)
             }
-            IsendComplete { .. } => self.last_msg = t,
-            IrecvBegin { request } => {
+            (Some(Dep::Receives(m)), _) => self.receive(e, t, m),
+            (Some(Dep::Collective { at, op, root }), _) => {
+                self.collective_end(t, op, at, root, board)
+            }
+            (_, IsendComplete { .. }) => self.last_msg = t,
+            (_, IrecvBegin { request }) => {
                 let last_msg = self.last_msg;
                 self.probed_irecv = self
                     .probe
                     .filter(|p| p.kind == RegionKind::Wait && last_msg < p.start)
                     .map(|_| request);
             }
-            Recv {
-                peer, tag, comm, ..
-            }
-            | IrecvComplete {
-                peer, tag, comm, ..
-            } => self.receive(e, t, (comm, peer, tag)),
-            CollectiveBegin => {
+            (_, CollectiveBegin) => {
                 self.coll_begins.begin(t);
             }
-            CollectiveEnd { op, comm, root, .. } => self.collective_end(t, op, comm, root, board),
-            LockRequest { .. } => self.lock_request = Some(t),
-            ThreadBegin { .. } => self.setup_end = t,
-            Put { target, .. } | Get { target, .. } | Atomic { target, .. } => {
+            (_, LockRequest { .. }) => self.lock_request = Some(t),
+            (_, ThreadBegin { .. }) => self.setup_end = t,
+            (_, Put { target, .. } | Get { target, .. } | Atomic { target, .. }) => {
                 self.activity += 1;
                 if target == rank {
                     self.res.rma.0 += 1;

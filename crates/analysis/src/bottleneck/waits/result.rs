@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::bottleneck::Pattern;
-use crate::fasthash::FastMap;
+use parallax_view::fasthash::FastMap;
 
 /// Waiting time summed for one (pattern, call path).
 #[derive(Clone, Debug, Default)]

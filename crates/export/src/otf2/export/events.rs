@@ -12,7 +12,7 @@ use crate::otf2::libotf2::consts as c;
 use crate::otf2::libotf2::{
     AttributeList, CollectiveEnd as CollEnd, EvtWriter, Message, Otf2Error, RmaAtomic, RmaTransfer,
 };
-use crate::stream::{self, Loc};
+use crate::stream::Loc;
 use crate::Error;
 
 /// Per-process lookups for the event loop.
@@ -348,7 +348,7 @@ impl<'w, 'a> LocWriter<'w, 'a> {
                 self.w.metric(None, t, r, &[c::TYPE_INT64], &[value as u64])
             }
             Mark { mark, value } => {
-                let name = stream::region_name(l.p, mark);
+                let name = parallax_view::names::region_name(l.p, mark);
                 let next = defs.params.len() as u32;
                 let p = *defs.params.entry(name).or_insert(next);
                 self.w.parameter_int(None, t, p, value)
@@ -430,7 +430,7 @@ fn new_region_ref(region: RegionId, l: &Loc, defs: &mut Defs) -> u32 {
             line: r.line,
         },
         None => RegionKey {
-            name: stream::region_name(l.p, region),
+            name: parallax_view::names::region_name(l.p, region),
             kind: RegionKind::User,
             file: String::new(),
             line: 0,

@@ -5,7 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use parallax_model::experiment::Experiment;
+use parallax_model::event::{
+    RegionId, OVERFLOW_REGION, SKIPPED_NAME, SKIPPED_REGION, UNKNOWN_REGION,
+};
+use parallax_model::experiment::{Experiment, Process};
 use parallax_model::region::RegionKind;
 
 /// The names of an experiment's locations.
@@ -92,6 +95,17 @@ pub fn kind_label(kind: RegionKind, region: &str) -> &'static str {
         RegionKind::SemWait if CONDITION_WAITS.contains(&region) => "cond_wait",
         RegionKind::SemPost if CONDITION_SIGNALS.contains(&region) => "cond_signal",
         k => k.name(),
+    }
+}
+
+/// Name of region `id` of process `p`, with placeholders for the ids the
+/// runtime gives paths it did not record.
+pub fn region_name(p: &Process, id: RegionId) -> String {
+    match id {
+        UNKNOWN_REGION => "<unknown>".to_string(),
+        OVERFLOW_REGION => "<other paths>".to_string(),
+        SKIPPED_REGION => SKIPPED_NAME.to_string(),
+        _ => p.region_name(id),
     }
 }
 

@@ -9,15 +9,15 @@
 use std::collections::{BTreeMap, HashMap};
 
 use parallax_model::clock::ClockMap;
-use parallax_model::event::{
-    RegionId, OVERFLOW_REGION, SKIPPED_NAME, SKIPPED_REGION, UNKNOWN_REGION,
-};
+use parallax_model::event::RegionId;
 use parallax_model::experiment::{Experiment, Process};
 use parallax_model::profile::{CallTree, Stats};
 use parallax_model::region::{Category, RegionKind};
 use parallax_model::Error;
 
 mod from_trace;
+
+use crate::names::region_name;
 
 pub use from_trace::{tree_from_trace, TreeBuilder, MAX_NODES};
 
@@ -175,6 +175,34 @@ pub struct PathRow {
     pub locations: usize,
 }
 
+/// A location's call tree derived from its trace, with the problems met.
+pub type DerivedTree = Result<(CallTree, Vec<String>), Error>;
+
+/// The per-location work of loading a profile: the locations whose trees
+/// must be derived from their traces, and every traced location, whose
+/// span is needed.
+#[derive(Debug)]
+pub struct Derivations {
+    /// Locations without a runtime profile.
+    pub need: Vec<crate::trace::Loc>,
+    /// Every location with a trace.
+    pub traced: Vec<crate::trace::Loc>,
+}
+
+impl Derivations {
+    /// The tree of `need[i]`, derived from its trace.
+    pub fn tree(&self, exp: &Experiment, i: usize) -> DerivedTree {
+        let l = &self.need[i];
+        tree_from_trace(&exp.processes[l.process], l.thread)
+    }
+
+    /// The first and last event of `traced[i]`, ticks.
+    pub fn span(&self, exp: &Experiment, i: usize) -> Option<(u64, u64)> {
+        let l = &self.traced[i];
+        trace_span(&exp.processes[l.process], l.thread)
+    }
+}
+
 /// Profiles of all locations of an experiment.
 #[derive(Clone, Debug)]
 pub struct ExperimentProfile {
@@ -188,15 +216,25 @@ impl ExperimentProfile {
     /// Loads the profile of every location: the runtime's where present,
     /// else derived from the trace.
     pub fn load(exp: &Experiment) -> Result<ExperimentProfile, Error> {
-        Self::load_with(exp, crate::executor::Executor::Sequential)
+        Self::load_by(exp, |derive| {
+            let built = (0..derive.need.len())
+                .map(|i| derive.tree(exp, i))
+                .collect();
+            let spans = (0..derive.traced.len())
+                .map(|i| derive.span(exp, i))
+                .collect();
+            (built, spans)
+        })
     }
 
-    /// [`ExperimentProfile::load`], with the profiles derived from traces
-    /// built by `exec` (under MPI each rank reads its share of the traces;
-    /// every rank gets the whole profile).
-    pub fn load_with(
+    /// [`ExperimentProfile::load`], with the per-location work (the trees
+    /// derived from traces, each trace's span) done by `run`, which
+    /// returns [`Derivations::tree`] of every needed location and
+    /// [`Derivations::span`] of every traced one, in order; an analysis
+    /// spreads them over threads or ranks.
+    pub fn load_by(
         exp: &Experiment,
-        exec: crate::executor::Executor,
+        run: impl FnOnce(&Derivations) -> (Vec<DerivedTree>, Vec<Option<(u64, u64)>>),
     ) -> Result<ExperimentProfile, Error> {
         let mut runtime = Vec::new();
         for p in &exp.processes {
@@ -204,24 +242,22 @@ impl ExperimentProfile {
             let have: HashMap<u32, CallTree> = trees.into_iter().map(|t| (t.thread, t)).collect();
             runtime.push((have, err));
         }
-        let need: Vec<crate::trace::Loc> = crate::trace::locations(exp)
-            .into_iter()
-            .filter(|l| !runtime[l.process].0.contains_key(&l.thread))
-            .collect();
-        let built = exec.map_locs(&need, |i| {
-            tree_from_trace(&exp.processes[need[i].process], need[i].thread)
-        });
-        // Every traced location's first and last event, ticks.
         let traced = crate::trace::locations(exp);
+        let need: Vec<crate::trace::Loc> = traced
+            .iter()
+            .filter(|l| !runtime[l.process].0.contains_key(&l.thread))
+            .cloned()
+            .collect();
+        let derive = Derivations { need, traced };
+        let (built, spans) = run(&derive);
+        let Derivations { need, traced } = derive;
+        // Every traced location's first and last event, ticks.
         let spans: HashMap<(usize, u32), Option<(u64, u64)>> = traced
             .iter()
             .map(|l| (l.process, l.thread))
-            .zip(exec.map_locs(&traced, |i| {
-                trace_span(&exp.processes[traced[i].process], traced[i].thread)
-            }))
+            .zip(spans)
             .collect();
-        type Derived = Result<(CallTree, Vec<String>), Error>;
-        let mut derived: HashMap<(usize, u32), Derived> = need
+        let mut derived: HashMap<(usize, u32), DerivedTree> = need
             .iter()
             .map(|l| (l.process, l.thread))
             .zip(built)
@@ -513,18 +549,10 @@ fn nested_in_same_region(tree: &CallTree) -> Vec<bool> {
     out
 }
 
-fn region_name(p: &Process, id: RegionId) -> String {
-    match id {
-        UNKNOWN_REGION => "<unknown>".to_string(),
-        OVERFLOW_REGION => "<other paths>".to_string(),
-        SKIPPED_REGION => SKIPPED_NAME.to_string(),
-        _ => p.region_name(id),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parallax_model::event::OVERFLOW_REGION;
 
     #[test]
     fn builder_matches_hand_computed_tree() {
