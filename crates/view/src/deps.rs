@@ -149,10 +149,12 @@ pub fn object_event(kind: &EventKind, rank: u32) -> Option<ObjectEvent> {
 }
 
 /// The counts along one location that name its messages and collectives.
+/// (Channels are counted whole, ranks included, so that one sequencer can
+/// also follow several locations of different ranks: an export's arrows.)
 #[derive(Clone, Debug, Default)]
 pub struct Sequencer {
-    sent: FastMap<(u64, u32, u32), u64>,
-    received: FastMap<(u64, u32, u32), u64>,
+    sent: FastMap<Channel, u64>,
+    received: FastMap<Channel, u64>,
     collectives: FastMap<u64, u64>,
 }
 
@@ -175,7 +177,7 @@ impl Sequencer {
                     dst: peer,
                     tag,
                 };
-                let seq = count(&mut self.sent, (comm, peer, tag));
+                let seq = count(&mut self.sent, channel);
                 Some(Dep::Sends(Message { channel, seq }))
             }
             Recv {
@@ -190,7 +192,7 @@ impl Sequencer {
                     dst: rank,
                     tag,
                 };
-                let seq = count(&mut self.received, (comm, peer, tag));
+                let seq = count(&mut self.received, channel);
                 Some(Dep::Receives(Message { channel, seq }))
             }
             CollectiveEnd { op, comm, root, .. } => {
@@ -365,5 +367,20 @@ mod tests {
         assert_ne!(c, o, "tokens are per process");
         assert_eq!(a.of(0, &EventKind::LockRelease { lock: 1 }), None);
         assert_eq!(a.channels(), 1);
+    }
+
+    #[test]
+    fn one_flows_follows_locations_of_several_ranks() {
+        let (mut senders, mut receiver) = (Flows::default(), Flows::default());
+        let from0 = senders.of(0, &send(2, 5));
+        let from1 = senders.of(1, &send(2, 5));
+        let first = receiver.of(2, &recv(1, 5));
+        let (Some(FlowEnd::Start(s0)), Some(FlowEnd::Start(s1)), Some(FlowEnd::End(r))) =
+            (from0, from1, first)
+        else {
+            panic!("messages are arrows");
+        };
+        assert_eq!(r, s1, "rank 1's first message to rank 2");
+        assert_ne!(r, s0);
     }
 }
