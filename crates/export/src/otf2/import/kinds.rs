@@ -24,7 +24,10 @@ pub(super) fn coll_op(op: u8) -> CollectiveOp {
     }
 }
 
-/// The Parallax kind of an OTF2 region.
+/// The Parallax kind of an OTF2 region: Parallax's own, written in its
+/// description; else that of a well-known call of its name (writers give
+/// some of them a role that says less: Score-P marks `MPI_Wait` and the
+/// test family as FUNCTION); else from its role.
 pub(super) fn region_kind(name: &str, desc: &str, role: u8, paradigm: u8) -> RegionKind {
     if let Some(k) = desc.strip_prefix("parallax:") {
         if let Some(k) = RegionKind::ALL.iter().find(|x| x.name() == k) {
@@ -32,6 +35,9 @@ pub(super) fn region_kind(name: &str, desc: &str, role: u8, paradigm: u8) -> Reg
         }
     }
     let n = name.to_ascii_lowercase();
+    if let Some(k) = known_call(&n) {
+        return k;
+    }
     use RegionKind::*;
     match role {
         f::ROLE_POINT2POINT => {
@@ -78,6 +84,68 @@ pub(super) fn region_kind(name: &str, desc: &str, role: u8, paradigm: u8) -> Reg
     }
 }
 
+/// The kind Parallax's own wrappers give the call named `n` (lower case):
+/// MPI, POSIX threads and semaphores, OpenSHMEM.
+fn known_call(n: &str) -> Option<RegionKind> {
+    use RegionKind::*;
+    Some(match n {
+        "mpi_init" | "mpi_init_thread" | "mpi_finalize" | "shmem_init" | "shmem_init_thread"
+        | "shmem_finalize" | "start_pes" | "mpi_send_init" | "mpi_bsend_init"
+        | "mpi_ssend_init" | "mpi_rsend_init" | "mpi_recv_init" | "mpi_request_free" => Setup,
+        // Communicators are made and freed by all their members at once.
+        "mpi_comm_dup"
+        | "mpi_comm_dup_with_info"
+        | "mpi_comm_split"
+        | "mpi_comm_split_type"
+        | "mpi_comm_create"
+        | "mpi_comm_create_group"
+        | "mpi_comm_free"
+        | "mpi_cart_create"
+        | "mpi_cart_sub"
+        | "mpi_graph_create"
+        | "mpi_dist_graph_create"
+        | "mpi_dist_graph_create_adjacent"
+        | "mpi_intercomm_create"
+        | "mpi_intercomm_merge" => Collective,
+        "mpi_wait" | "mpi_waitall" | "mpi_waitany" | "mpi_waitsome" | "mpi_test"
+        | "mpi_testall" | "mpi_testany" | "mpi_testsome" | "mpi_probe" | "mpi_iprobe"
+        | "mpi_mprobe" | "mpi_improbe" => Wait,
+        "mpi_send" | "mpi_bsend" | "mpi_ssend" | "mpi_rsend" | "mpi_isend" | "mpi_ibsend"
+        | "mpi_issend" | "mpi_irsend" | "mpi_start" | "mpi_startall" => Send,
+        "mpi_recv" | "mpi_irecv" | "mpi_mrecv" | "mpi_imrecv" => Recv,
+        "mpi_sendrecv" | "mpi_sendrecv_replace" => SendRecv,
+        "mpi_barrier" | "mpi_ibarrier" | "pthread_barrier_wait" | "shmem_barrier_all" => Barrier,
+        "pthread_mutex_lock"
+        | "pthread_mutex_trylock"
+        | "pthread_mutex_timedlock"
+        | "pthread_spin_lock"
+        | "pthread_spin_trylock"
+        | "pthread_rwlock_rdlock"
+        | "pthread_rwlock_wrlock"
+        | "pthread_rwlock_tryrdlock"
+        | "pthread_rwlock_trywrlock"
+        | "pthread_rwlock_timedrdlock"
+        | "pthread_rwlock_timedwrlock"
+        | "shmem_set_lock"
+        | "shmem_test_lock" => Lock,
+        "pthread_mutex_unlock"
+        | "pthread_spin_unlock"
+        | "pthread_rwlock_unlock"
+        | "shmem_clear_lock" => Unlock,
+        "pthread_cond_wait"
+        | "pthread_cond_timedwait"
+        | "sem_wait"
+        | "sem_timedwait"
+        | "sem_trywait" => SemWait,
+        "pthread_cond_signal" | "pthread_cond_broadcast" | "sem_post" => SemPost,
+        "pthread_create" => ThreadCreate,
+        "pthread_join" | "pthread_tryjoin_np" | "pthread_timedjoin_np" => ThreadJoin,
+        "shmem_quiet" | "shmem_fence" => RmaSync,
+        "shmem_wait" | "shmem_wait_until" => WaitOnValue,
+        _ => return None,
+    })
+}
+
 /// A thread's own name from an OTF2 location name: Parallax's exports
 /// write `thread N (NAME)`.
 pub(super) fn thread_name(s: &str) -> String {
@@ -91,4 +159,48 @@ pub(super) fn thread_name(s: &str) -> String {
         }
     }
     s.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_known_by_name_whatever_role_the_writer_gave() {
+        let mpi = f::PARADIGM_MPI;
+        // Score-P's roles: the wait and test families are FUNCTION.
+        for name in ["MPI_Wait", "MPI_Waitall", "MPI_Testsome", "MPI_Iprobe"] {
+            assert_eq!(
+                region_kind(name, "", f::ROLE_FUNCTION, mpi),
+                RegionKind::Wait
+            );
+        }
+        assert_eq!(
+            region_kind("MPI_Test_cancelled", "", f::ROLE_FUNCTION, mpi),
+            RegionKind::Function
+        );
+        assert_eq!(
+            region_kind("MPI_Isend", "", f::ROLE_POINT2POINT, mpi),
+            RegionKind::Send
+        );
+        let pthread = f::PARADIGM_PTHREAD;
+        let cases = [
+            ("pthread_mutex_trylock", RegionKind::Lock),
+            ("pthread_cond_wait", RegionKind::SemWait),
+            ("pthread_cond_broadcast", RegionKind::SemPost),
+            ("pthread_join", RegionKind::ThreadJoin),
+        ];
+        for (name, kind) in cases {
+            assert_eq!(
+                region_kind(name, "", f::ROLE_FUNCTION, pthread),
+                kind,
+                "{name}"
+            );
+        }
+        // A region's own description wins.
+        assert_eq!(
+            region_kind("MPI_Wait", "parallax:function", f::ROLE_FUNCTION, mpi),
+            RegionKind::Function
+        );
+    }
 }
