@@ -12,6 +12,7 @@ use parallax_model::experiment::Experiment;
 use parallax_model::region::{Category, RegionKind};
 use parallax_model::Error;
 
+use parallax_view::fasthash::FastSet;
 use parallax_view::trace::{self, Loc, Stream};
 
 /// Time with exactly k locations busy, and the figures derived from it.
@@ -75,8 +76,10 @@ struct Changes<'a> {
     stream: Stream,
     loc: &'a Loc,
     t0: f64,
-    waiting: Box<dyn Fn(u32) -> bool + 'a>,
-    stack: Vec<u32>,
+    /// The regions of the location's process in which it waits.
+    waiting: FastSet<u32>,
+    /// Open regions, each with whether the location waits in it.
+    stack: Vec<bool>,
     flushing: bool,
     busy: bool,
     last: f64,
@@ -86,12 +89,17 @@ struct Changes<'a> {
 impl<'a> Changes<'a> {
     fn new(exp: &'a Experiment, loc: &'a Loc, t0: f64) -> Result<Changes<'a>, Error> {
         let p = &exp.processes[loc.process];
-        let waiting = move |r: u32| p.regions.get(&r).is_some_and(|d| waits(d.kind));
+        let waiting = p
+            .regions
+            .iter()
+            .filter(|(_, d)| waits(d.kind))
+            .map(|(&r, _)| r)
+            .collect();
         Ok(Changes {
             stream: Stream::open(loc)?,
             loc,
             t0,
-            waiting: Box::new(waiting),
+            waiting,
             stack: Vec::new(),
             flushing: false,
             busy: false,
@@ -100,29 +108,55 @@ impl<'a> Changes<'a> {
         })
     }
 
-    /// The next change: (time ns, +1 or -1); `None` at the end of the
-    /// trace (where a busy location becomes idle).
+    /// The next change of the location between busy (+1) and idle (-1),
+    /// with its time.
     fn next(&mut self) -> Option<(f64, i32)> {
-        while let Some(e) = self.stream.peek() {
-            self.stream.advance();
-            match e.kind {
-                EventKind::Enter { region } => self.stack.push(region),
-                EventKind::Leave { .. } => {
-                    self.stack.pop();
+        loop {
+            // Most events are plain enters and leaves, read without
+            // decoding the whole record.
+            let ticks = match self.stream.next_plain() {
+                Some((ticks, Some(region))) => {
+                    self.stack.push(self.waiting.contains(&region));
+                    ticks
                 }
-                EventKind::FlushBegin => self.flushing = true,
-                EventKind::FlushEnd => self.flushing = false,
-                _ => {}
-            }
+                Some((ticks, None)) => {
+                    self.stack.pop();
+                    ticks
+                }
+                None => {
+                    let e = self.stream.peek()?;
+                    self.stream.advance();
+                    match e.kind {
+                        EventKind::Enter { region } => {
+                            self.stack.push(self.waiting.contains(&region))
+                        }
+                        EventKind::Leave { .. } => {
+                            self.stack.pop();
+                        }
+                        EventKind::FlushBegin => self.flushing = true,
+                        EventKind::FlushEnd => self.flushing = false,
+                        _ => {}
+                    }
+                    e.time
+                }
+            };
             // Never back in time (a damaged file's blocks may be out of
             // order): the changes of all locations are merged by time.
-            let t = (self.loc.clock.ns(e.time) - self.t0).max(self.last);
+            let t = (self.loc.clock.ns(ticks) - self.t0).max(self.last);
             self.last = t;
-            let idle = self.flushing || self.stack.last().is_some_and(|&r| (self.waiting)(r));
+            let idle = self.flushing || self.stack.last().copied().unwrap_or(false);
             if idle == self.busy {
                 self.busy = !idle;
                 return Some((t, if idle { -1 } else { 1 }));
             }
+        }
+    }
+
+    /// [`Changes::next`], then, once the stream is over, the location's
+    /// last change to idle.
+    fn next_or_end(&mut self) -> Option<(f64, i32)> {
+        if let Some(c) = self.next() {
+            return Some(c);
         }
         if !self.done {
             self.done = true;
@@ -135,7 +169,6 @@ impl<'a> Changes<'a> {
     }
 }
 
-/// A change of one location, ordered by time, ends before starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Change(f64, i32, usize);
 
@@ -168,7 +201,7 @@ pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
     }
     let mut heap = std::collections::BinaryHeap::new();
     for (i, s) in streams.iter_mut().enumerate() {
-        if let Some((t, d)) = s.next() {
+        if let Some((t, d)) = s.next_or_end() {
             heap.push(std::cmp::Reverse(Change(t, d, i)));
         }
     }
@@ -184,7 +217,7 @@ pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
         if let Some(s) = &mut span {
             s.1 = t;
         }
-        if let Some((t, d)) = streams[i].next() {
+        if let Some((t, d)) = streams[i].next_or_end() {
             heap.push(std::cmp::Reverse(Change(t, d, i)));
         }
     }

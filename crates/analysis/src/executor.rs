@@ -82,7 +82,7 @@ impl Executor {
     pub fn load_profile(&self, exp: &Experiment) -> Result<ExperimentProfile, Error> {
         ExperimentProfile::load_by(exp, |d| {
             let built = self.map_locs(&d.need, |i| d.tree(exp, i));
-            let spans = self.map_locs(&d.traced, |i| d.span(exp, i));
+            let spans = self.map_locs(&d.spanned, |i| d.span(exp, i));
             (built, spans)
         })
     }

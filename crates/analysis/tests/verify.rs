@@ -49,7 +49,7 @@ fn trace_profile_equals_runtime_profile() {
     assert!(err.is_none());
     assert_eq!(trees.len(), 3);
     for rt in &trees {
-        let (tt, warnings) = tree_from_trace(p, rt.thread).unwrap();
+        let (tt, warnings, _) = tree_from_trace(p, rt.thread).unwrap();
         assert!(warnings.is_empty(), "{warnings:?}");
         let (a, b) = (by_path(rt), by_path(&tt));
         assert_eq!(a.len(), b.len(), "same call paths on thread {}", rt.thread);

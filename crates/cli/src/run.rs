@@ -28,7 +28,6 @@ use anyhow::{bail, Context};
 
 use parallax::Mode;
 use parallax_model::experiment::{Experiment, Process};
-use parallax_view::profile::ExperimentProfile;
 
 use crate::console;
 use crate::demo::parse_mode;
@@ -568,7 +567,7 @@ impl<M: Fn(&str, Option<f64>) -> parallax_db::RunMeta> Finish<'_, M> {
         let prof = if a.no_report || hurried {
             None
         } else {
-            Some(ExperimentProfile::load(&exp)?)
+            Some(parallax_analysis::executor::Executor::pool().load_profile(&exp)?)
         };
         // Recorded before the report, which a closed pipe cuts short.
         crate::db::finish(

@@ -282,7 +282,7 @@ fn profile_from_trace(pdir: &Path) -> Result<(), Error> {
     let mut trees: Vec<CallTree> = Vec::new();
     for l in p.locations.values() {
         if l.events.is_some() {
-            let (t, _) = parallax_view::profile::tree_from_trace(&p, l.thread)?;
+            let (t, _, _) = parallax_view::profile::tree_from_trace(&p, l.thread)?;
             trees.push(t);
         }
     }

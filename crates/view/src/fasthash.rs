@@ -57,6 +57,9 @@ impl Hasher for WordHasher {
 /// A `HashMap` with [`WordHasher`].
 pub type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
+/// A set of small integer keys, hashed with [`WordHasher`].
+pub type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<WordHasher>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

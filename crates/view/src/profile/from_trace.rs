@@ -6,15 +6,21 @@ use parallax_model::experiment::Process;
 use parallax_model::profile::{CallTree, Node, Stats};
 use parallax_model::Error;
 
+/// A location's call tree derived from its trace, the problems met, and
+/// the trace's first and last event, ticks.
+pub type DerivedTree = (CallTree, Vec<String>, Option<(u64, u64)>);
+
 /// Builds a location's call tree from its trace, streaming event by event.
 /// Regions still open at the end are closed at the last event's time; a
 /// damaged file gives a warning and the tree of what came before it.
-pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String>), Error> {
+pub fn tree_from_trace(p: &Process, thread: u32) -> Result<DerivedTree, Error> {
     let mut reader = p.events(thread)?;
     let mut b = TreeBuilder::new(thread);
     let mut warnings = Vec::new();
+    let mut first = None;
     loop {
         let r = reader.each_in_block(|e| {
+            first.get_or_insert(e.time);
             match e.kind {
                 EventKind::Enter { region } => b.enter(region, e.time),
                 EventKind::Leave { .. } => b.leave(e.time),
@@ -38,7 +44,8 @@ pub fn tree_from_trace(p: &Process, thread: u32) -> Result<(CallTree, Vec<String
             p.rank, b.dropped
         ));
     }
-    Ok((b.finish(), warnings))
+    let span = first.map(|f| (f, b.last));
+    Ok((b.finish(), warnings, span))
 }
 
 /// Call paths a tree built from a trace holds at most: later new paths are

@@ -19,7 +19,7 @@ mod from_trace;
 
 use crate::names::region_name;
 
-pub use from_trace::{tree_from_trace, TreeBuilder, MAX_NODES};
+pub use from_trace::{tree_from_trace, DerivedTree, TreeBuilder, MAX_NODES};
 
 /// Where a location's profile came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,30 +175,30 @@ pub struct PathRow {
     pub locations: usize,
 }
 
-/// A location's call tree derived from its trace, with the problems met.
-pub type DerivedTree = Result<(CallTree, Vec<String>), Error>;
+/// A tree derived from a trace and the problems met.
+type TreeAndWarnings = (CallTree, Vec<String>);
 
 /// The per-location work of loading a profile: the locations whose trees
-/// must be derived from their traces, and every traced location, whose
-/// span is needed.
+/// must be derived from their traces (which gives their spans too), and
+/// the traced locations with a runtime profile, whose span is needed.
 #[derive(Debug)]
 pub struct Derivations {
-    /// Locations without a runtime profile.
+    /// Traced locations without a runtime profile.
     pub need: Vec<crate::trace::Loc>,
-    /// Every location with a trace.
-    pub traced: Vec<crate::trace::Loc>,
+    /// Traced locations with a runtime profile.
+    pub spanned: Vec<crate::trace::Loc>,
 }
 
 impl Derivations {
     /// The tree of `need[i]`, derived from its trace.
-    pub fn tree(&self, exp: &Experiment, i: usize) -> DerivedTree {
+    pub fn tree(&self, exp: &Experiment, i: usize) -> Result<DerivedTree, Error> {
         let l = &self.need[i];
         tree_from_trace(&exp.processes[l.process], l.thread)
     }
 
-    /// The first and last event of `traced[i]`, ticks.
+    /// The first and last event of `spanned[i]`, ticks.
     pub fn span(&self, exp: &Experiment, i: usize) -> Option<(u64, u64)> {
-        let l = &self.traced[i];
+        let l = &self.spanned[i];
         trace_span(&exp.processes[l.process], l.thread)
     }
 }
@@ -220,7 +220,7 @@ impl ExperimentProfile {
             let built = (0..derive.need.len())
                 .map(|i| derive.tree(exp, i))
                 .collect();
-            let spans = (0..derive.traced.len())
+            let spans = (0..derive.spanned.len())
                 .map(|i| derive.span(exp, i))
                 .collect();
             (built, spans)
@@ -228,13 +228,13 @@ impl ExperimentProfile {
     }
 
     /// [`ExperimentProfile::load`], with the per-location work (the trees
-    /// derived from traces, each trace's span) done by `run`, which
+    /// derived from traces, the other traces' spans) done by `run`, which
     /// returns [`Derivations::tree`] of every needed location and
-    /// [`Derivations::span`] of every traced one, in order; an analysis
+    /// [`Derivations::span`] of every spanned one, in order; an analysis
     /// spreads them over threads or ranks.
     pub fn load_by(
         exp: &Experiment,
-        run: impl FnOnce(&Derivations) -> (Vec<DerivedTree>, Vec<Option<(u64, u64)>>),
+        run: impl FnOnce(&Derivations) -> (Vec<Result<DerivedTree, Error>>, Vec<Option<(u64, u64)>>),
     ) -> Result<ExperimentProfile, Error> {
         let mut runtime = Vec::new();
         for p in &exp.processes {
@@ -242,22 +242,29 @@ impl ExperimentProfile {
             let have: HashMap<u32, CallTree> = trees.into_iter().map(|t| (t.thread, t)).collect();
             runtime.push((have, err));
         }
-        let traced = crate::trace::locations(exp);
-        let need: Vec<crate::trace::Loc> = traced
-            .iter()
-            .filter(|l| !runtime[l.process].0.contains_key(&l.thread))
-            .cloned()
-            .collect();
-        let derive = Derivations { need, traced };
+        let (need, spanned) = crate::trace::locations(exp)
+            .into_iter()
+            .partition(|l| !runtime[l.process].0.contains_key(&l.thread));
+        let derive = Derivations { need, spanned };
         let (built, spans) = run(&derive);
-        let Derivations { need, traced } = derive;
+        let Derivations { need, spanned } = derive;
         // Every traced location's first and last event, ticks.
-        let spans: HashMap<(usize, u32), Option<(u64, u64)>> = traced
+        let mut spans: HashMap<(usize, u32), Option<(u64, u64)>> = spanned
             .iter()
             .map(|l| (l.process, l.thread))
             .zip(spans)
             .collect();
-        let mut derived: HashMap<(usize, u32), DerivedTree> = need
+        let built: Vec<Result<TreeAndWarnings, Error>> = need
+            .iter()
+            .zip(built)
+            .map(|(l, b)| {
+                b.map(|(tree, warnings, span)| {
+                    spans.insert((l.process, l.thread), span);
+                    (tree, warnings)
+                })
+            })
+            .collect();
+        let mut derived: HashMap<(usize, u32), Result<TreeAndWarnings, Error>> = need
             .iter()
             .map(|l| (l.process, l.thread))
             .zip(built)
