@@ -10,7 +10,7 @@ use anyhow::Context;
 use serde_json::json;
 
 use parallax_db::query::Metric;
-use parallax_db::{Db, Finding};
+use parallax_db::Db;
 use parallax_output::file::Kind;
 
 use parallax_output::text::inert;
@@ -288,7 +288,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         }
         Command::Findings { id, file } => {
             let f = match file {
-                Some(file) => Finding::read_file(&file)
+                Some(file) => parallax_db::findings::read_file(&file)
                     .map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?,
                 None => {
                     let dir = db.run(id)?.dir;
@@ -337,7 +337,10 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
             .iter()
             .map(|p| json!({"path": p.path, "calls": p.calls, "incl_ns": p.incl_ns, "excl_ns": p.excl_ns, "pct_excl": p.pct_excl, "imbalance": p.imbalance}))
             .collect();
-        v["findings"] = findings.iter().map(Finding::to_json).collect();
+        v["findings"] = findings
+            .iter()
+            .map(parallax_db::findings::to_json)
+            .collect();
         return crate::console::out_json(&v);
     }
     let mut s = String::new();
@@ -412,11 +415,11 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
         for f in &findings {
             s += &format!(
                 "  {:<24} {:>10}  rank {} thread {}  {}\n",
-                inert(&f.pattern),
+                f.pattern.name(),
                 fmt::ns(f.severity_s * 1e9),
-                f.rank.map_or("-".into(), |x| x.to_string()),
-                f.thread.map_or("-".into(), |x| x.to_string()),
-                inert(f.region.as_deref().unwrap_or_default())
+                f.at.rank,
+                f.at.thread,
+                inert(&f.region)
             );
         }
     }
