@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use parallax_analysis::concurrency::Concurrency;
 use parallax_model::defs::Probe;
-use parallax_model::experiment::Experiment;
+use parallax_model::experiment::{Experiment, Process};
 use parallax_output::text::inert;
 use parallax_view::names::{kind_label, LocationNames};
 use parallax_view::profile::{ExperimentProfile, FlatRow, LocationProfile, PathRow, Source};
@@ -167,66 +167,7 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile, status: O
         );
     }
     if let Some(p) = exp.processes.first() {
-        let ghz = 1.0 / p.clock.ns_per_tick;
-        let cal = |probe: Probe| p.calibration.iter().find(|c| c.probe == probe);
-        let mut lines = Vec::new();
-        for probes in [
-            &[Probe::Enter, Probe::Leave, Probe::Event, Probe::ClockRead][..],
-            &[Probe::HookPair, Probe::HookSkipped][..],
-        ] {
-            let mut line = String::new();
-            for &probe in probes {
-                if let Some(c) = cal(probe) {
-                    let _ = write!(line, "{} {:.1}±{:.1}  ", probe.name(), c.mean_ns, c.sd_ns);
-                }
-            }
-            if !line.is_empty() {
-                lines.push(line);
-            }
-        }
-        for (what, min, max) in [
-            (
-                "hook_pair",
-                Probe::HookPairInContextMin,
-                Probe::HookPairInContextMax,
-            ),
-            (
-                "hook_skipped",
-                Probe::HookSkippedInContextMin,
-                Probe::HookSkippedInContextMax,
-            ),
-        ] {
-            if let (Some(lo), Some(hi), Some(last)) = (cal(min), cal(max), lines.last_mut()) {
-                let _ = write!(
-                    last,
-                    "{what} in place {:.1}-{:.1}  ",
-                    lo.mean_ns, hi.mean_ns
-                );
-            }
-        }
-        let _ = writeln!(s, "Clock       {:?}, {:.3} GHz", p.clock_source, ghz);
-        if let Some(last) = lines.last_mut() {
-            last.push_str("(ns, at start)");
-        }
-        let runs = &p.skipped_in_run;
-        let calls: u64 = runs.iter().map(|r| r.calls).sum();
-        if calls > 0 {
-            let ps: f64 = runs.iter().map(|r| r.calls as f64 * r.ps as f64).sum();
-            lines.push(format!(
-                "hook_skipped timed in the run {:.1} ns (over {} calls, {} samples)",
-                ps / calls as f64 / 1000.0,
-                fmt::count(calls),
-                runs.len()
-            ));
-        }
-        for (i, line) in lines.iter().enumerate() {
-            let head = if i == 0 {
-                "Probe cost  "
-            } else {
-                "            "
-            };
-            let _ = writeln!(s, "{head}{}", fmt::fit(line, WIDTH - 12));
-        }
+        probe_costs(s, p);
     }
     let wall: f64 = prof
         .locations
@@ -240,6 +181,70 @@ fn summary(s: &mut String, exp: &Experiment, prof: &ExperimentProfile, status: O
         })
         .fold(0.0, f64::max);
     let _ = writeln!(s, "Longest top-level region  {}", fmt::ns(wall));
+}
+
+/// The clock and what the probes of process `p` cost.
+fn probe_costs(s: &mut String, p: &Process) {
+    let ghz = 1.0 / p.clock.ns_per_tick;
+    let cal = |probe: Probe| p.calibration.iter().find(|c| c.probe == probe);
+    let mut lines = Vec::new();
+    for probes in [
+        &[Probe::Enter, Probe::Leave, Probe::Event, Probe::ClockRead][..],
+        &[Probe::HookPair, Probe::HookSkipped][..],
+    ] {
+        let mut line = String::new();
+        for &probe in probes {
+            if let Some(c) = cal(probe) {
+                let _ = write!(line, "{} {:.1}±{:.1}  ", probe.name(), c.mean_ns, c.sd_ns);
+            }
+        }
+        if !line.is_empty() {
+            lines.push(line);
+        }
+    }
+    for (what, min, max) in [
+        (
+            "hook_pair",
+            Probe::HookPairInContextMin,
+            Probe::HookPairInContextMax,
+        ),
+        (
+            "hook_skipped",
+            Probe::HookSkippedInContextMin,
+            Probe::HookSkippedInContextMax,
+        ),
+    ] {
+        if let (Some(lo), Some(hi), Some(last)) = (cal(min), cal(max), lines.last_mut()) {
+            let _ = write!(
+                last,
+                "{what} in place {:.1}-{:.1}  ",
+                lo.mean_ns, hi.mean_ns
+            );
+        }
+    }
+    let _ = writeln!(s, "Clock       {:?}, {:.3} GHz", p.clock_source, ghz);
+    if let Some(last) = lines.last_mut() {
+        last.push_str("(ns, at start)");
+    }
+    let runs = &p.skipped_in_run;
+    let calls: u64 = runs.iter().map(|r| r.calls).sum();
+    if calls > 0 {
+        let ps: f64 = runs.iter().map(|r| r.calls as f64 * r.ps as f64).sum();
+        lines.push(format!(
+            "hook_skipped timed in the run {:.1} ns (over {} calls, {} samples)",
+            ps / calls as f64 / 1000.0,
+            fmt::count(calls),
+            runs.len()
+        ));
+    }
+    for (i, line) in lines.iter().enumerate() {
+        let head = if i == 0 {
+            "Probe cost  "
+        } else {
+            "            "
+        };
+        let _ = writeln!(s, "{head}{}", fmt::fit(line, WIDTH - 12));
+    }
 }
 
 /// The whole time of one location or of several, which a table's shares
