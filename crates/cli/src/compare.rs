@@ -1,7 +1,6 @@
 //! `parallax compare A B`: two revisions of a program, the whole run and
 //! its ten longest regions, judged against run-to-run noise.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde_json::json;
@@ -48,27 +47,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         crate::console::out_json(&v)?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    let mut s = format!(
-        "Revision comparison ({} run(s) of A, {} of B; changes within {:.1}% are noise)\n\n",
-        ra.len(),
-        rb.len(),
-        100.0 * c.noise
-    );
-    for x in &c.changes {
-        let verdict = match (x.significant, x.relative < 0.0) {
-            (false, _) => "same",
-            (true, true) => "faster",
-            (true, false) => "slower",
-        };
-        let _ = writeln!(
-            s,
-            "  {:<40} A {:>10.3} s  B {:>10.3} s  {:>+7.1}%  {verdict}",
-            parallax_output::text::inert(&x.what),
-            x.a_s,
-            x.b_s,
-            100.0 * x.relative
-        );
-    }
+    let s = parallax_report::text::revisions::text(&c, ra.len(), rb.len());
     crate::console::out(&s)?;
     Ok(std::process::ExitCode::SUCCESS)
 }

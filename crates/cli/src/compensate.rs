@@ -13,7 +13,7 @@ use parallax_analysis::compensate::{
 use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
 
-use crate::fmt;
+use parallax_report::text::fmt;
 
 /// Arguments of `parallax compensate`.
 #[derive(clap::Args, Debug)]

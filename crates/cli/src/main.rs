@@ -13,7 +13,6 @@ mod doctor;
 mod executor;
 mod experiment_dir;
 mod export;
-mod fmt;
 mod html;
 mod import;
 mod launcher;
@@ -152,5 +151,8 @@ fn main() -> ExitCode {
 
 /// A default experiment directory name for `what`, unique per second.
 fn default_dir(what: &str) -> PathBuf {
-    PathBuf::from(format!("parallax-{what}-{}", fmt::timestamp_for_name()))
+    PathBuf::from(format!(
+        "parallax-{what}-{}",
+        parallax_report::text::fmt::timestamp_for_name()
+    ))
 }

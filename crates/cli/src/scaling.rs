@@ -1,11 +1,9 @@
 //! `parallax scaling DIR...`: parallel efficiency of runs of one program
 //! at different sizes, overall and per region, against the smallest run.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use parallax_output::text::inert;
 use serde_json::json;
 
 use parallax_analysis::bottleneck::scaling::{self, RunSummary};
@@ -47,25 +45,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         crate::console::out_json(&v)?;
         return Ok(std::process::ExitCode::SUCCESS);
     }
-    let mut s = String::from(
-        "Scalability against the smallest run (E = p0·T0 / (p·T); weak: T0 / T; ideal 1)\n",
-    );
-    for p in &pts {
-        let _ = writeln!(
-            s,
-            "\n{:>4} PEs  {:>10.3} s  E {:>5.2}  weak E {:>5.2}  {}",
-            p.pes,
-            p.wall_s,
-            p.efficiency,
-            p.weak_efficiency,
-            inert(&p.name)
-        );
-        let mut regs: Vec<_> = p.regions.iter().collect();
-        regs.sort_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(b.0)));
-        for (r, e) in regs.into_iter().take(a.top) {
-            let _ = writeln!(s, "      {:<40} E {e:>5.2}", inert(r));
-        }
-    }
+    let s = parallax_report::text::scaling::text(&pts, a.top);
     crate::console::out(&s)?;
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -117,7 +117,7 @@ fn runs_are_recorded_listed_tagged_compared_and_removed() {
     );
 
     let findings = d.join("f.json");
-    std::fs::write(&findings, r#"{"findings":[{"pattern":"imbalance_at_barrier","severity_s":0.01,"rank":0,"thread":1,"region":"Barrier::wait","culprits":[{"rank":0,"thread":3}]},{"no":"pattern"}]}"#).unwrap();
+    std::fs::write(&findings, r#"{"findings":[{"pattern":"wait_at_barrier","severity_s":0.01,"rank":0,"thread":1,"region":"Barrier::wait","culprits":[{"rank":0,"thread":3}]},{"no":"pattern"}]}"#).unwrap();
     assert!(ok(db(&f, &["findings", "1", findings.to_str().unwrap()])).contains("1 finding"));
     let show: Value = serde_json::from_str(&ok(db(&f, &["show", "1", "--json"]))).unwrap();
     assert_eq!(show["findings"][0]["culprits"][0]["thread"], 3);

@@ -19,6 +19,7 @@
 //! The schema is in [`schema`] and docs/database.md.
 #![warn(missing_docs)]
 
+pub mod findings;
 pub mod meta;
 pub mod query;
 pub mod record;
@@ -29,7 +30,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-pub use query::{CompareTable, Finding, Limits, RunRow, ScalingPoint};
+pub use query::{CompareTable, Limits, RunRow, ScalingPoint};
 pub use record::RunMeta;
 
 /// Environment variable naming the database file.

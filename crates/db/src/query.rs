@@ -1,9 +1,8 @@
 //! Reading the database: run lists, run details, read-only SQL, and the
-//! multi-run views (comparison, scaling).
+//! multi-run views (comparison, scaling). Findings are in [`crate::findings`].
 
 use rusqlite::types::ValueRef;
 use rusqlite::{params, params_from_iter};
-use serde_json::{json, Value};
 
 use crate::{Db, Error, Result};
 
@@ -42,125 +41,6 @@ pub struct RunRow {
     pub tags: Vec<String>,
     /// The process that recorded it (JSON), if known.
     pub runner: Option<String>,
-}
-
-/// A finding of the bottleneck analysis, as `parallax analyze --json`
-/// writes it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Finding {
-    /// Pattern name (e.g. "late_sender").
-    pub pattern: String,
-    /// Time lost, s.
-    pub severity_s: f64,
-    /// Where: rank.
-    pub rank: Option<u32>,
-    /// Where: thread.
-    pub thread: Option<u32>,
-    /// Where: region name.
-    pub region: Option<String>,
-    /// Locations that cause it: (rank, thread).
-    pub culprits: Vec<(u32, Option<u32>)>,
-    /// What to change, in words (shown, not stored).
-    pub hint: Option<String>,
-    /// Source place of the region as the analysis found it, `file:line`
-    /// (shown, not stored).
-    pub source: Option<String>,
-}
-
-/// Longest findings file read (`parallax analyze --json` writes a few
-/// kilobytes per finding).
-pub const FINDINGS_MAX_BYTES: u64 = 256 << 20;
-
-impl Finding {
-    /// The findings of a file written by `parallax analyze --json` (a
-    /// regular file of at most [`FINDINGS_MAX_BYTES`]).
-    pub fn read_file(path: &std::path::Path) -> std::result::Result<Vec<Finding>, String> {
-        let text =
-            parallax_model::file::read_text(path, FINDINGS_MAX_BYTES).map_err(|e| e.to_string())?;
-        Finding::parse_json(&text).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    /// Findings from `{"findings": [...]}` (or a bare array); entries
-    /// without a pattern are skipped, never a panic.
-    pub fn parse_json(text: &str) -> std::result::Result<Vec<Finding>, String> {
-        let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        let list = match &v {
-            Value::Array(a) => a,
-            Value::Object(o) => match o.get("findings") {
-                Some(Value::Array(a)) => a,
-                _ => return Err("no \"findings\" array".into()),
-            },
-            _ => return Err("neither an object nor an array".into()),
-        };
-        let u32_of = |v: Option<&Value>| {
-            v.and_then(Value::as_u64)
-                .and_then(|x| u32::try_from(x).ok())
-        };
-        Ok(list
-            .iter()
-            .filter_map(|f| {
-                Some(Finding {
-                    pattern: f.get("pattern")?.as_str()?.to_string(),
-                    severity_s: f.get("severity_s").and_then(Value::as_f64).unwrap_or(0.0),
-                    rank: u32_of(f.get("rank")),
-                    thread: u32_of(f.get("thread")),
-                    region: f.get("region").and_then(Value::as_str).map(str::to_string),
-                    culprits: f
-                        .get("culprits")
-                        .and_then(Value::as_array)
-                        .map(|c| {
-                            c.iter()
-                                .filter_map(|x| {
-                                    Some((u32_of(x.get("rank"))?, u32_of(x.get("thread"))))
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    hint: f.get("hint").and_then(Value::as_str).map(str::to_string),
-                    source: f.get("source").and_then(Value::as_str).map(str::to_string),
-                })
-            })
-            .collect())
-    }
-
-    /// As JSON, in the form `parse_json` reads.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "pattern": self.pattern,
-            "severity_s": self.severity_s,
-            "rank": self.rank,
-            "thread": self.thread,
-            "region": self.region,
-            "culprits": self.culprits.iter().map(|(r, t)| json!({"rank": r, "thread": t})).collect::<Vec<_>>(),
-            "hint": self.hint,
-            "source": self.source,
-        })
-    }
-}
-
-pub(crate) fn insert_findings(
-    tx: &rusqlite::Transaction<'_>,
-    run: i64,
-    findings: &[Finding],
-) -> rusqlite::Result<()> {
-    let mut st = tx.prepare(
-        "INSERT OR REPLACE INTO findings (run, idx, pattern, severity_s, rank, thread, region, culprits) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?;
-    for (i, f) in findings.iter().enumerate() {
-        let culprits = f.to_json()["culprits"].to_string();
-        st.execute(params![
-            run,
-            i as i64,
-            f.pattern,
-            f.severity_s,
-            f.rank,
-            f.thread,
-            f.region,
-            culprits
-        ])?;
-    }
-    Ok(())
 }
 
 /// A call path's statistics in one run, summed over locations.
@@ -332,53 +212,6 @@ impl Db {
             .and_then(|m| m.collect())
             .map_err(|e| self.err(e));
         v
-    }
-
-    /// Findings of a run, by rank of severity.
-    pub fn findings(&self, id: i64) -> Result<Vec<Finding>> {
-        let mut st = self
-            .conn
-            .prepare(
-                "SELECT pattern, severity_s, rank, thread, region, culprits FROM findings \
-                 WHERE run = ?1 ORDER BY severity_s DESC",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([id], |r| {
-                let culprits: String = r.get(5)?;
-                let c =
-                    Finding::parse_json(&format!("[{{\"pattern\":\"\",\"culprits\":{culprits}}}]"))
-                        .ok()
-                        .and_then(|mut v| v.pop())
-                        .map(|f| f.culprits)
-                        .unwrap_or_default();
-                Ok(Finding {
-                    pattern: r.get(0)?,
-                    severity_s: r.get(1)?,
-                    rank: r.get(2)?,
-                    thread: r.get(3)?,
-                    region: r.get(4)?,
-                    culprits: c,
-                    hint: None,
-                    source: None,
-                })
-            })
-            .map_err(|e| self.err(e))?;
-        let v: Vec<Finding> = rows
-            .collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))?;
-        Ok(v)
-    }
-
-    /// Replaces the findings of run `id`.
-    pub fn set_findings(&mut self, id: i64, findings: &[Finding]) -> Result<()> {
-        self.run(id)?;
-        let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| Error::sql(&path, e))?;
-        tx.execute("DELETE FROM findings WHERE run = ?1", [id])
-            .map_err(|e| Error::sql(&path, e))?;
-        insert_findings(&tx, id, findings).map_err(|e| Error::sql(&path, e))?;
-        tx.commit().map_err(|e| Error::sql(&path, e))
     }
 
     /// The heaviest call paths of a run by exclusive time.
@@ -610,33 +443,5 @@ impl Db {
             });
         }
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn findings_json_is_read_as_analyze_writes_it_and_junk_is_an_error() {
-        let f = Finding::parse_json(
-            r#"{"findings":[{"order":1,"pattern":"late_sender","severity_s":0.5,"rank":3,"thread":0,
-               "region":"MPI_Recv","source":"a.c:12","hint":"h","culprits":[{"rank":2,"thread":0,"severity_s":0.5}]},
-               {"severity_s":1},{"pattern":"x","rank":-1,"culprits":[{"thread":1}]}]}"#,
-        )
-        .unwrap();
-        assert_eq!(f.len(), 2);
-        assert_eq!(f[0].culprits, vec![(2, Some(0))]);
-        assert_eq!(
-            (f[0].rank, f[0].source.as_deref()),
-            (Some(3), Some("a.c:12"))
-        );
-        assert_eq!((f[1].rank, f[1].culprits.len()), (None, 0));
-        let back = Finding::parse_json(&json!({"findings": [f[0].to_json()]}).to_string()).unwrap();
-        assert_eq!(back[0], f[0]);
-        for junk in ["", "{", "[1,2", "{\"findings\": 3}", "42", "null"] {
-            assert!(Finding::parse_json(junk).is_err(), "{junk}");
-        }
-        assert_eq!(Finding::parse_json("[]").unwrap(), vec![]);
     }
 }

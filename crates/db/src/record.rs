@@ -11,8 +11,8 @@ use parallax_model::region::Category;
 use parallax_view::profile::{ExperimentProfile, Times};
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
-use crate::query::Finding;
 use crate::{Db, Result};
+use parallax_view::finding::Finding;
 
 /// What the experiment does not say about a run.
 #[derive(Clone, Debug, Default)]
@@ -258,7 +258,7 @@ impl Db {
             }
         }
         insert_tags(&tx, run, &meta.tags).map_err(e)?;
-        crate::query::insert_findings(&tx, run, &meta.findings).map_err(e)?;
+        crate::findings::insert(&tx, run, &meta.findings).map_err(e)?;
         tx.commit().map_err(e)?;
         Ok(run)
     }

@@ -8,12 +8,15 @@
 //! - [`deps`]: what an event of one location needs from, or posts for,
 //!   events of other locations (messages, collectives, thread hand-offs),
 //!   and the arrows trace formats draw between them;
+//! - [`finding`]: what the bottleneck analysis finds, as the analysis,
+//!   the run database and the reports all hold it;
 //! - [`names`]: how every view names locations, regions and region kinds;
 //! - [`fasthash`]: the hasher of small integer keys.
 #![warn(missing_docs)]
 
 pub mod deps;
 pub mod fasthash;
+pub mod finding;
 pub mod names;
 pub mod profile;
 pub mod trace;

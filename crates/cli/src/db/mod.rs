@@ -10,13 +10,14 @@ use anyhow::Context;
 use serde_json::json;
 
 use parallax_db::query::Metric;
-use parallax_db::{Db, Finding};
+use parallax_db::Db;
 use parallax_output::file::Kind;
 
 use parallax_output::text::inert;
 
-use crate::fmt;
 use crate::runner::{self, Runner};
+use parallax_report::text::fmt;
+use parallax_report::text::runs;
 
 pub use record::{begin, finish, record, Begun, Target};
 
@@ -254,7 +255,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             anyhow::ensure!(!ids.is_empty(), "no runs to compare");
             let m = Metric::parse(&metric).unwrap_or(Metric::Inclusive);
             let t = db.compare(&ids, m, top)?;
-            crate::console::out(&compare_text(&t, &metric))?;
+            crate::console::out(&runs::compare(&t, &metric))?;
         }
         Command::Scaling { program, svg } => {
             let pts = db.scaling(&program)?;
@@ -288,7 +289,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         }
         Command::Findings { id, file } => {
             let f = match file {
-                Some(file) => Finding::read_file(&file)
+                Some(file) => parallax_db::findings::read_file(&file)
                     .map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?,
                 None => {
                     let dir = db.run(id)?.dir;
@@ -337,133 +338,12 @@ fn show(db: &Db, id: i64, top: usize, json: bool) -> anyhow::Result<()> {
             .iter()
             .map(|p| json!({"path": p.path, "calls": p.calls, "incl_ns": p.incl_ns, "excl_ns": p.excl_ns, "pct_excl": p.pct_excl, "imbalance": p.imbalance}))
             .collect();
-        v["findings"] = findings.iter().map(Finding::to_json).collect();
+        v["findings"] = findings
+            .iter()
+            .map(parallax_db::findings::to_json)
+            .collect();
         return crate::console::out_json(&v);
     }
-    let mut s = String::new();
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".into());
-    let lines = [
-        ("Run", format!("{} ({})", r.id, r.dir)),
-        ("Command", r.command.clone()),
-        ("Program", r.program.clone()),
-        (
-            "Size",
-            format!(
-                "{} rank(s), {} location(s) on {}",
-                r.ranks, r.threads, r.hosts
-            ),
-        ),
-        (
-            "Started",
-            r.start_unix_ns
-                .map(|t| fmt::date_time(t / 1_000_000_000) + " UTC")
-                .unwrap_or_else(|| "-".into()),
-        ),
-        (
-            "Wall",
-            r.wall_s
-                .map(|w| fmt::ns(w * 1e9))
-                .unwrap_or_else(|| "-".into()),
-        ),
-        ("Status", format!("{} (mode {})", status(&r), opt(&r.mode))),
-        ("Revision", opt(&r.git_revision)),
-        ("Compiler", opt(&r.compiler)),
-        ("MPI", opt(&r.mpi)),
-        ("Tags", r.tags.join(",")),
-    ];
-    for (k, v) in lines {
-        s += &format!("{k:<10}{}\n", fmt::fit(&v, 90));
-    }
-    s += "\nDerived metrics\n";
-    for (k, v) in &metrics {
-        let shown = if k.starts_with("time_ns.") {
-            fmt::ns(*v)
-        } else {
-            format!("{v:.3}")
-        };
-        s += &format!("  {:<32}{shown}\n", inert(k));
-    }
-    s += "\nHeaviest call paths (exclusive, summed over locations)\n";
-    let cols = [
-        "excl%",
-        "exclusive",
-        "inclusive",
-        "calls",
-        "imbal",
-        "call path",
-    ]
-    .map(String::from);
-    let rows: Vec<Vec<String>> = paths
-        .iter()
-        .map(|p| {
-            vec![
-                format!("{:.1}%", p.pct_excl),
-                fmt::ns(p.excl_ns),
-                fmt::ns(p.incl_ns),
-                fmt::count(p.calls.max(0) as u64),
-                format!("{:.2}", p.imbalance),
-                p.path.clone(),
-            ]
-        })
-        .collect();
-    s += &fmt::table(&cols, &rows, 100);
-    if !findings.is_empty() {
-        s += "\nFindings\n";
-        for f in &findings {
-            s += &format!(
-                "  {:<24} {:>10}  rank {} thread {}  {}\n",
-                inert(&f.pattern),
-                fmt::ns(f.severity_s * 1e9),
-                f.rank.map_or("-".into(), |x| x.to_string()),
-                f.thread.map_or("-".into(), |x| x.to_string()),
-                inert(f.region.as_deref().unwrap_or_default())
-            );
-        }
-    }
+    let s = runs::show(&r, &status(&r), &metrics, &paths, &findings);
     crate::console::out(&s)
-}
-
-fn compare_text(t: &parallax_db::CompareTable, metric: &str) -> String {
-    let mut s = String::from("Runs\n");
-    let cols = [
-        "run", "program", "ranks", "locs", "wall", "revision", "tags",
-    ]
-    .map(String::from);
-    let rows: Vec<Vec<String>> = t
-        .runs
-        .iter()
-        .map(|r| {
-            vec![
-                r.id.to_string(),
-                r.program.clone(),
-                r.ranks.to_string(),
-                r.threads.to_string(),
-                r.wall_s.map(|w| fmt::ns(w * 1e9)).unwrap_or_default(),
-                r.git_revision
-                    .as_deref()
-                    .map(|g| g.chars().take(10).collect())
-                    .unwrap_or_default(),
-                r.tags.join(","),
-            ]
-        })
-        .collect();
-    s += &fmt::table(&cols, &rows, 100);
-    s += &format!("\nCall paths × runs ({metric} time)\n");
-    let mut cols: Vec<String> = t.runs.iter().map(|r| format!("run {}", r.id)).collect();
-    cols.push("call path".into());
-    let rows: Vec<Vec<String>> = t
-        .rows
-        .iter()
-        .map(|(path, depth, v)| {
-            let mut row: Vec<String> = v
-                .iter()
-                .map(|x| x.map(fmt::ns).unwrap_or_else(|| "-".into()))
-                .collect();
-            let _ = depth;
-            row.push(path.clone());
-            row
-        })
-        .collect();
-    s += &fmt::table(&cols, &rows, 100);
-    s
 }

@@ -11,11 +11,12 @@ use parallax_output::file::Kind;
 use parallax_analysis::bottleneck;
 use parallax_analysis::executor::Executor;
 use parallax_db::query::Metric;
-use parallax_db::{Db, Finding, RunMeta};
+use parallax_db::{Db, RunMeta};
 use parallax_export::stream::native_bytes;
 use parallax_export::Selection;
 use parallax_model::experiment::Experiment;
 use parallax_report::html::{self, Detail, Options, Runs};
+use parallax_view::finding::Finding;
 use parallax_view::profile::ExperimentProfile;
 
 /// Arguments of `parallax html`.
@@ -121,9 +122,8 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
     let compensated = a.compensated.as_deref().map(open).transpose()?;
     let mut findings_note = None;
     let findings = match &a.findings {
-        Some(f) => {
-            Finding::read_file(f).map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?
-        }
+        Some(f) => parallax_db::findings::read_file(f)
+            .map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?,
         None if a.no_analysis => Vec::new(),
         None => {
             let bytes = native_bytes(&exp, &Selection::default());
@@ -248,8 +248,8 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The findings of `parallax analyze` on `exp`, in the form its `--json`
-/// prints; none for an experiment without a trace.
+/// The findings of `parallax analyze` on `exp`; none for an experiment
+/// without a trace.
 pub fn analyze(exp: &Experiment) -> anyhow::Result<Vec<Finding>> {
     if !exp
         .locations()
@@ -269,8 +269,7 @@ pub fn analyze(exp: &Experiment) -> anyhow::Result<Vec<Finding>> {
     }
     let rep = bottleneck::analyze(exp, &cfg, Executor::Sequential)?;
     drop(progress);
-    let json = crate::analyze::to_json(&rep).to_string();
-    Finding::parse_json(&json).map_err(|e| anyhow::anyhow!("analysis output: {e}"))
+    Ok(rep.findings)
 }
 
 fn compare(db: &Db, ids: &[i64]) -> anyhow::Result<Runs> {

@@ -7,12 +7,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use parallax_analysis::concurrency;
 use parallax_analysis::executor::Executor;
-use parallax_db::Finding;
 use parallax_export::stream::{self, Loc};
 use parallax_export::Selection;
 use parallax_model::event::UNKNOWN_REGION;
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
+use parallax_view::finding::Finding;
 use parallax_view::profile::{ExperimentProfile, Source, Times};
 use serde_json::{json, Value};
 
@@ -246,7 +246,7 @@ pub fn experiment(
     let mut wanted = vec![Wanted::default(); n];
     for f in findings {
         if let Some(row) = finding_row(f, &tlocs) {
-            match f.region.as_deref().map(region_of) {
+            match f.known_region().map(region_of) {
                 Some(Some(r)) => {
                     wanted[row].regions.insert(r);
                 }
@@ -554,7 +554,7 @@ fn detail_end(scans: &[LocScan], plan: &Plan, budget: usize) -> Option<(u64, usi
 fn finding_row(f: &Finding, tlocs: &[Loc]) -> Option<usize> {
     tlocs
         .iter()
-        .position(|l| Some(l.rank) == f.rank && f.thread.is_none_or(|t| t == l.thread))
+        .position(|l| l.rank == f.at.rank && l.thread == f.at.thread)
 }
 
 /// Source files embedded at most: each is read once, whatever the number
@@ -598,8 +598,9 @@ fn place_finding(
     regions: &[Value],
     sources: &mut Sources,
 ) -> Value {
-    let mut v = f.to_json();
-    let region = f.region.as_deref().and_then(|name| {
+    let mut v = parallax_db::findings::to_json(f);
+    let name = f.known_region();
+    let region = name.and_then(|name| {
         regions
             .iter()
             .position(|r| r.get("name").and_then(Value::as_str) == Some(name))
@@ -607,7 +608,7 @@ fn place_finding(
     if let Some(row) = finding_row(f, tlocs) {
         v["row"] = json!(row);
         let s = &scans[row];
-        let visit = match (f.region.as_ref(), region) {
+        let visit = match (name, region) {
             (None, _) => s.longest_any,
             (Some(_), Some(r)) => s.longest.get(&(r as u32)).copied(),
             (Some(_), None) => None,

@@ -14,8 +14,9 @@ pub mod scan;
 mod source;
 pub mod timeline;
 
-use parallax_db::{CompareTable, Finding, ScalingPoint};
+use parallax_db::{CompareTable, ScalingPoint};
 use parallax_model::experiment::Experiment;
+use parallax_view::finding::Finding;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
