@@ -144,57 +144,25 @@ impl<'w, 'a> LocWriter<'w, 'a> {
                 tag,
                 comm,
                 bytes,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_send(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                )
-            }
+            } => w.mpi_send(None, t, otf2_message(peer, tag, comm, bytes, l, defs)),
             Recv {
                 peer,
                 tag,
                 comm,
                 bytes,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_recv(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                )
-            }
+            } => w.mpi_recv(None, t, otf2_message(peer, tag, comm, bytes, l, defs)),
             IsendBegin {
                 peer,
                 tag,
                 comm,
                 bytes,
                 request,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_isend(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                    request,
-                )
-            }
+            } => w.mpi_isend(
+                None,
+                t,
+                otf2_message(peer, tag, comm, bytes, l, defs),
+                request,
+            ),
             IsendComplete { request } => w.mpi_isend_complete(None, t, request),
             IrecvBegin { request } => w.mpi_irecv_request(None, t, request),
             IrecvComplete {
@@ -203,20 +171,12 @@ impl<'w, 'a> LocWriter<'w, 'a> {
                 comm,
                 bytes,
                 request,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_irecv(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                    request,
-                )
-            }
+            } => w.mpi_irecv(
+                None,
+                t,
+                otf2_message(peer, tag, comm, bytes, l, defs),
+                request,
+            ),
             CollectiveBegin => w.mpi_collective_begin(None, t),
             CollectiveEnd {
                 op,
@@ -394,6 +354,16 @@ fn lock_entry(lock: u64, defs: &mut Defs) -> &mut LockIds {
         id: n,
         acquisitions: 0,
     })
+}
+
+/// The OTF2 message of a Parallax message event's fields.
+fn otf2_message(peer: u32, tag: u32, comm: u64, bytes: u64, l: &Loc, defs: &mut Defs) -> Message {
+    Message {
+        peer,
+        comm: comm_ref(comm, l, defs),
+        tag,
+        bytes,
+    }
 }
 
 fn comm_ref(comm: u64, l: &Loc, defs: &mut Defs) -> u32 {
