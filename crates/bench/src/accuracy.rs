@@ -261,16 +261,19 @@ fn spans(dir: &Path, prefix: &str) -> Result<BTreeMap<String, Vec<f64>>, String>
         .collect();
     let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut stack: Vec<(u32, f64)> = Vec::new();
-    trace::for_each_event(loc, 0.0, |e, t| match e.kind {
-        EventKind::Enter { region } => stack.push((region, t)),
-        EventKind::Leave { .. } => {
-            if let Some((r, t0)) = stack.pop() {
-                if let Some(name) = wanted.get(&r) {
-                    out.entry(name.clone()).or_default().push(t - t0);
+    trace::for_each_event(loc, |e| {
+        let t = loc.clock.ns(e.time);
+        match e.kind {
+            EventKind::Enter { region } => stack.push((region, t)),
+            EventKind::Leave { .. } => {
+                if let Some((r, t0)) = stack.pop() {
+                    if let Some(name) = wanted.get(&r) {
+                        out.entry(name.clone()).or_default().push(t - t0);
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
     })
     .map_err(|e| e.to_string())?;
     Ok(out)
@@ -723,24 +726,29 @@ fn kernel_events(dir: &Path) -> BTreeMap<String, Counted> {
     if let Some(loc) = locs.iter().find(|l| l.rank == 0) {
         let p = &exp.processes[loc.process];
         let mut stack: Vec<(u32, f64)> = Vec::new();
-        let _ = trace::for_each_event(loc, 0.0, |e, t| match e.kind {
-            EventKind::Enter { region } => stack.push((region, t)),
-            EventKind::Leave { .. } => {
-                if let Some((r, t0)) = stack.pop() {
-                    let name = p.region_name(r);
-                    if stack.is_empty() && (name.starts_with("kernel:") || name.starts_with("lfk"))
-                    {
-                        windows.push((t0, t, name));
+        let _ = trace::for_each_event(loc, |e| {
+            let t = loc.clock.ns(e.time);
+            match e.kind {
+                EventKind::Enter { region } => stack.push((region, t)),
+                EventKind::Leave { .. } => {
+                    if let Some((r, t0)) = stack.pop() {
+                        let name = p.region_name(r);
+                        if stack.is_empty()
+                            && (name.starts_with("kernel:") || name.starts_with("lfk"))
+                        {
+                            windows.push((t0, t, name));
+                        }
                     }
                 }
+                _ => {}
             }
-            _ => {}
         });
     }
     let mut out = BTreeMap::new();
     for loc in &locs {
         let mut k = 0;
-        let _ = trace::for_each_event(loc, 0.0, |e, t| {
+        let _ = trace::for_each_event(loc, |e| {
+            let t = loc.clock.ns(e.time);
             while k < windows.len() && windows[k].1 < t {
                 k += 1;
             }

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use parallax_export::{Format, Options, Selection};
+use parallax_export::{Format, Options};
 use parallax_model::experiment::Experiment;
+use parallax_view::selection::Selection;
 
 /// Arguments of `parallax export`.
 #[derive(clap::Args, Debug)]

@@ -13,11 +13,13 @@ use std::io::Write;
 use std::path::Path;
 
 use parallax_model::event::EventKind;
-use parallax_model::experiment::Experiment;
+use parallax_model::experiment::{Experiment, Process};
 
-use crate::stream::{self, Loc};
-use crate::{Error, Selection, Summary};
+use crate::fields;
+use crate::{Error, Summary};
 use parallax_view::deps::{FlowEnd, Flows};
+use parallax_view::selection::Selection;
+use parallax_view::trace::{self, Loc, Timebase};
 
 /// What every Chrome trace written here starts with.
 const HEAD: &[u8] = b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
@@ -28,23 +30,26 @@ const KIND: parallax_output::file::Kind =
 
 /// Writes a Chrome trace.
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
-    let locs = stream::locations(exp, sel)?;
+    let locs = trace::selected(exp, sel)?;
     let io = |e| Error::io(out, e);
     let mut w = Events {
         w: crate::create(out, KIND)?,
         first: true,
     };
     w.w.write_all(HEAD).map_err(io)?;
-    write_names(&mut w, &locs).map_err(io)?;
+    write_names(&mut w, exp, &locs).map_err(io)?;
     let mut summary = Summary::default();
     let mut flows = Flows::default();
     for l in &locs {
         let mut lw = LocationWriter {
             loc: l,
+            p: &exp.processes[l.process],
             names: HashMap::new(),
         };
-        let read = stream::for_each_event(exp, l, |t, e| {
-            lw.event(&mut w, &mut flows, t, &e.kind).map_err(io)
+        let mut tb = Timebase::new(exp, l);
+        let read = trace::try_for_each_event(l, |e| {
+            lw.event(&mut w, &mut flows, tb.ns(e.time), &e.kind)
+                .map_err(io)
         })?;
         summary.add_read(read);
     }
@@ -72,10 +77,10 @@ impl Events {
 }
 
 /// Writes the metadata events naming each process and thread.
-fn write_names(w: &mut Events, locs: &[Loc]) -> std::io::Result<()> {
-    for (first, l) in stream::first_of_rank(locs) {
+fn write_names(w: &mut Events, exp: &Experiment, locs: &[Loc]) -> std::io::Result<()> {
+    for (first, l) in trace::first_of_rank(locs) {
         if first {
-            let name = match &l.p.info {
+            let name = match &exp.processes[l.process].info {
                 Some(i) => format!("rank {}: {}", l.rank, i.program),
                 None => format!("rank {}", l.rank),
             };
@@ -98,13 +103,15 @@ fn write_names(w: &mut Events, locs: &[Loc]) -> std::io::Result<()> {
 }
 
 /// Writes one location's events.
-struct LocationWriter<'l, 'a> {
-    loc: &'l Loc<'a>,
+struct LocationWriter<'a> {
+    loc: &'a Loc,
+    /// Its process.
+    p: &'a Process,
     /// Per region: its name as a JSON string, and its category.
     names: HashMap<u32, (String, &'static str)>,
 }
 
-impl LocationWriter<'_, '_> {
+impl LocationWriter<'_> {
     /// Writes the event of `kind` at `t` ns (and the arrow it starts or
     /// ends).
     #[inline]
@@ -117,7 +124,7 @@ impl LocationWriter<'_, '_> {
     ) -> std::io::Result<()> {
         let ts = Ts(t);
         let (pid, tid) = (self.loc.rank, self.loc.thread);
-        let p = self.loc.p;
+        let p = self.p;
         match *kind {
             EventKind::Enter { region } => {
                 let (name, cat) = self.names.entry(region).or_insert_with(|| {
@@ -140,7 +147,7 @@ impl LocationWriter<'_, '_> {
             EventKind::Metric { metric, value } => write!(
                 w.next()?,
                 "{{\"ph\":\"C\",\"name\":{},\"ts\":{ts},\"pid\":{pid},\"tid\":{tid},\"args\":{{\"value\":{value}}}}}",
-                js(&stream::metric_name(p, metric))
+                js(&fields::metric_name(p, metric))
             ),
             ref k => self.instant(w, flows, ts, k),
         }
@@ -159,11 +166,11 @@ impl LocationWriter<'_, '_> {
         let (name, args) = match *k {
             // A mark's value is signed.
             EventKind::Mark { mark, value } => (
-                parallax_view::names::region_name(self.loc.p, mark),
+                parallax_view::names::region_name(self.p, mark),
                 format!("\"value\":{value}"),
             ),
             _ => {
-                let args: Vec<String> = stream::args(k)
+                let args: Vec<String> = fields::args(k)
                     .into_iter()
                     .map(|(a, v)| format!("\"{a}\":{v}"))
                     .collect();

@@ -69,3 +69,9 @@ impl From<parallax_model::Error> for Error {
         Error::new(ErrorKind::Input, e.to_string())
     }
 }
+
+impl From<parallax_view::selection::BadSelection> for Error {
+    fn from(e: parallax_view::selection::BadSelection) -> Error {
+        Error::new(ErrorKind::Usage, e.0)
+    }
+}

@@ -39,10 +39,10 @@
 
 mod chrome;
 mod error;
+mod fields;
 mod folded;
 pub mod otf2;
 mod perfetto;
-pub mod stream;
 mod table;
 
 use std::path::Path;
@@ -52,6 +52,8 @@ pub use error::{Error, ErrorKind};
 use parallax_model::experiment::Experiment;
 use parallax_output::file::{Kind, OutputFile};
 use parallax_view::profile::ExperimentProfile;
+use parallax_view::selection::Selection;
+use parallax_view::trace::{self, Streamed};
 
 /// An output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,46 +114,6 @@ impl Format {
     }
 }
 
-/// Which locations to export.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Selection {
-    /// (rank, thread) pairs; a thread of `None` selects every thread of the
-    /// rank. Empty selects every location.
-    pub locations: Vec<(u32, Option<u32>)>,
-}
-
-impl Selection {
-    /// Whether location (`rank`, `thread`) is selected.
-    pub fn contains(&self, rank: u32, thread: u32) -> bool {
-        self.locations.is_empty()
-            || self
-                .locations
-                .iter()
-                .any(|&(r, t)| r == rank && t.is_none_or(|t| t == thread))
-    }
-
-    /// Parses `R:T` or `R` and adds it.
-    pub fn add(&mut self, s: &str) -> Result<(), Error> {
-        let bad = || {
-            Error::new(
-                ErrorKind::Usage,
-                format!("`{s}` is not a location: write RANK:THREAD (e.g. 0:1) or RANK"),
-            )
-        };
-        let (r, t) = match s.split_once(':') {
-            Some((r, t)) => (r, Some(t)),
-            None => (s, None),
-        };
-        let r: u32 = r.trim().parse().map_err(|_| bad())?;
-        let t = match t {
-            Some(t) => Some(t.trim().parse::<u32>().map_err(|_| bad())?),
-            None => None,
-        };
-        self.locations.push((r, t));
-        Ok(())
-    }
-}
-
 /// What to export and how.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -193,11 +155,11 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Counts one location's events as [`stream::for_each_event`] read
-    /// them, with the problem that stopped the reading, if any.
-    pub(crate) fn add_read(&mut self, (events, warning): (u64, Option<String>)) {
-        self.events += events;
-        self.warnings.extend(warning);
+    /// Counts one location's events as [`trace::try_for_each_event`]
+    /// read them, with the problem that stopped the reading, if any.
+    pub(crate) fn add_read(&mut self, read: Streamed) {
+        self.events += read.events;
+        self.warnings.extend(read.problem.map(|e| e.to_string()));
     }
 
     /// Events per second.
@@ -283,7 +245,9 @@ pub fn export(exp: &Experiment, opts: &Options, out: &Path) -> Result<Summary, E
         }
     }
     if opts.format.is_trace() {
-        summary.native_bytes = stream::native_bytes(exp, &opts.selection);
+        // The export succeeded: the selection names no missing location.
+        let locs = trace::selected(exp, &opts.selection).unwrap_or_default();
+        summary.native_bytes = trace::native_bytes(&locs);
     }
     Ok(summary)
 }

@@ -27,11 +27,13 @@ use std::io::Write;
 use std::path::Path;
 
 use parallax_model::event::EventKind;
-use parallax_model::experiment::Experiment;
+use parallax_model::experiment::{Experiment, Process};
 
-use crate::stream::{self, Loc};
-use crate::{Error, Selection, Summary};
+use crate::fields;
+use crate::{Error, Summary};
 use parallax_view::deps::{hash, FlowEnd, Flows};
+use parallax_view::selection::Selection;
+use parallax_view::trace::{self, Loc, Timebase};
 
 /// A Perfetto trace as written here: its first packet is a track
 /// descriptor.
@@ -189,14 +191,14 @@ impl Pb {
 
 /// Writes a Perfetto trace.
 pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, Error> {
-    let locs = stream::locations(exp, sel)?;
+    let locs = trace::selected(exp, sel)?;
     let mut w = crate::create(out, KIND)?;
     let io = |e| Error::io(out, e);
     let mut pb = Pb::default();
     // Descriptors first.
-    for (i, (first, l)) in stream::first_of_rank(&locs).enumerate() {
+    for (i, (first, l)) in trace::first_of_rank(&locs).enumerate() {
         if first {
-            process_descriptor(&mut pb, l);
+            process_descriptor(&mut pb, &exp.processes[l.process], l);
             packet(&mut w, &pb.buf).map_err(io)?;
         }
         thread_descriptor(&mut pb, l, i);
@@ -205,11 +207,12 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
     let mut summary = Summary::default();
     let mut flows = Flows::default();
     for (i, l) in locs.iter().enumerate() {
-        let mut seq = Sequence::new(l, i as u64 + 2);
+        let mut seq = Sequence::new(&exp.processes[l.process], l, i as u64 + 2);
         seq.start(&mut pb);
         packet(&mut w, &pb.buf).map_err(io)?;
-        let read = stream::for_each_event(exp, l, |t, e| {
-            seq.event(&mut w, &mut pb, &mut flows, t, &e.kind)
+        let mut tb = Timebase::new(exp, l);
+        let read = trace::try_for_each_event(l, |e| {
+            seq.event(&mut w, &mut pb, &mut flows, tb.ns(e.time), &e.kind)
                 .map_err(io)
         })?;
         summary.add_read(read);
@@ -218,14 +221,14 @@ pub fn export(exp: &Experiment, sel: &Selection, out: &Path) -> Result<Summary, 
     Ok(summary)
 }
 
-/// Puts the track descriptor of `l`'s process in `pb`.
-fn process_descriptor(pb: &mut Pb, l: &Loc) {
+/// Puts the track descriptor of `l`'s process `p` in `pb`.
+fn process_descriptor(pb: &mut Pb, p: &Process, l: &Loc) {
     pb.buf.clear();
     let td = pb.begin(f::TRACK_DESCRIPTOR);
     pb.uint(f::TD_UUID, process_uuid(l.rank));
     let pd = pb.begin(f::TD_PROCESS);
     pb.int(f::PD_PID, pid(l));
-    let name = match &l.p.info {
+    let name = match &p.info {
         Some(info) => format!("rank {}: {} (pid {})", l.rank, info.program, info.pid),
         None => format!("rank {}", l.rank),
     };
@@ -256,8 +259,10 @@ fn pid(l: &Loc) -> i64 {
 }
 
 /// One location's packet sequence and the names already interned on it.
-struct Sequence<'l, 'a> {
-    loc: &'l Loc<'a>,
+struct Sequence<'a> {
+    /// The location's process.
+    p: &'a Process,
+    loc: &'a Loc,
     id: u64,
     track: u64,
     interned: Interned,
@@ -274,9 +279,10 @@ struct EventName {
     new: Option<String>,
 }
 
-impl<'l, 'a> Sequence<'l, 'a> {
-    fn new(loc: &'l Loc<'a>, id: u64) -> Self {
+impl<'a> Sequence<'a> {
+    fn new(p: &'a Process, loc: &'a Loc, id: u64) -> Self {
         Sequence {
+            p,
             loc,
             id,
             track: thread_uuid(loc),
@@ -328,7 +334,7 @@ impl<'l, 'a> Sequence<'l, 'a> {
             | EventKind::Metric { .. }
             | EventKind::FlushBegin
             | EventKind::FlushEnd => Vec::new(),
-            k => stream::args(k),
+            k => fields::args(k),
         };
         self.intern(pb, &name, &args);
         self.track_event(pb, flows, kind, name.iid, &args);
@@ -341,7 +347,7 @@ impl<'l, 'a> Sequence<'l, 'a> {
         let td = pb.begin(f::TRACK_DESCRIPTOR);
         pb.uint(f::TD_UUID, counter_uuid(self.loc, metric));
         pb.uint(f::TD_PARENT_UUID, self.track);
-        pb.string(f::TD_NAME, &stream::metric_name(self.loc.p, metric));
+        pb.string(f::TD_NAME, &fields::metric_name(self.p, metric));
         let c = pb.begin(f::TD_COUNTER);
         pb.end(c);
         pb.end(td);
@@ -355,7 +361,7 @@ impl<'l, 'a> Sequence<'l, 'a> {
         let (iid, new) = match *kind {
             EventKind::Enter { region } | EventKind::Mark { mark: region, .. } => {
                 let iid = region as u64 + 1;
-                let p = self.loc.p;
+                let p = self.p;
                 (
                     iid,
                     interned

@@ -93,7 +93,7 @@ pub fn selected_profiles(
     opts: &Options,
 ) -> Result<Vec<Group>, Error> {
     // Fails for a selection naming no location.
-    let locs = crate::stream::locations(exp, &opts.selection)?;
+    let locs = parallax_view::trace::selected(exp, &opts.selection)?;
     if opts.merged {
         let rows = prof.paths_where(exp, |l| opts.selection.contains(l.rank, l.thread));
         return Ok(vec![(None, rows)]);

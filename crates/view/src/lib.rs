@@ -1,7 +1,8 @@
 //! Read-side views of a Parallax experiment, shared by the analyses, the
 //! exports, the run database and the reports:
 //!
-//! - [`trace`]: the traced locations and streaming over their events;
+//! - [`trace`]: the locations and streaming over their events;
+//! - [`selection`]: which locations a view shows;
 //! - [`profile`]: call-path profiles of every location, from the runtime's
 //!   own profiles or derived from the event trace, and their flat and
 //!   merged views, in nanoseconds;
@@ -19,4 +20,5 @@ pub mod fasthash;
 pub mod finding;
 pub mod names;
 pub mod profile;
+pub mod selection;
 pub mod trace;

@@ -1,30 +1,36 @@
-//! The locations of an experiment and streaming over their events, with
-//! times in nanoseconds of experiment time (zero at the earliest start).
+//! The locations of an experiment and streaming over their events: the
+//! one way every analysis, export and report reads events.
 
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use parallax_model::clock::ClockMap;
 use parallax_model::evcodec::{self, Record};
 use parallax_model::event::{Event, EventKind, RegionId};
 use parallax_model::experiment::{EventReader, Experiment, Summary};
-use parallax_model::Error;
+use parallax_model::{Error, ErrorKind};
 
-/// A location with an event stream.
+use crate::selection::{BadSelection, Selection};
+
+/// A location of an experiment: a thread of a process.
 #[derive(Clone, Debug)]
 pub struct Loc {
-    /// Index of its process in the experiment.
+    /// Index of its process in the experiment (`exp.processes[process]`).
     pub process: usize,
     /// Rank of its process.
     pub rank: u32,
     /// Thread number in its process.
     pub thread: u32,
-    /// Its event file, or its spill file when it has none (its process
-    /// was killed before the thread's first flush).
-    pub path: PathBuf,
+    /// Thread name (may be empty).
+    pub name: String,
+    /// Its event file, if it has one.
+    pub events: Option<PathBuf>,
     /// Its spill file: the events recorded after the event file's, when
-    /// its process was killed.
+    /// its process was killed (the only file of a thread killed before its
+    /// first flush).
     pub spill: Option<PathBuf>,
-    /// Size of the event file, a measure of the work it takes.
+    /// Size of the event file, else of the spill file: a measure of the
+    /// work it takes.
     pub bytes: u64,
     /// Its process's clock.
     pub clock: ClockMap,
@@ -37,56 +43,192 @@ pub struct Loc {
     pub rewritten_from: Option<u64>,
 }
 
-/// The traced locations of `exp`, ordered by (rank, thread).
-pub fn locations(exp: &Experiment) -> Vec<Loc> {
+/// Every location of `exp`, ordered by (rank, thread).
+fn every(exp: &Experiment) -> Vec<Loc> {
     let mut v = Vec::new();
     for (pi, p) in exp.processes.iter().enumerate() {
         for l in p.locations.values() {
-            if let Some(path) = l.events.as_ref().or(l.spill.as_ref()) {
-                let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
-                let summary = p.summaries.get(&l.thread).filter(|s| s.bytes == bytes);
-                v.push(Loc {
-                    process: pi,
-                    rank: p.rank,
-                    thread: l.thread,
-                    path: path.clone(),
-                    spill: l.spill.clone(),
-                    bytes,
-                    clock: p.clock,
-                    summary: summary.cloned(),
-                    rewritten_from: None,
-                });
-            }
+            let path = l.events.as_ref().or(l.spill.as_ref());
+            let bytes = path
+                .and_then(|path| std::fs::metadata(path).ok())
+                .map_or(0, |m| m.len());
+            let summary = path
+                .and_then(|_| p.summaries.get(&l.thread))
+                .filter(|s| s.bytes == bytes);
+            v.push(Loc {
+                process: pi,
+                rank: p.rank,
+                thread: l.thread,
+                name: l.name.clone(),
+                events: l.events.clone(),
+                spill: l.spill.clone(),
+                bytes,
+                clock: p.clock,
+                summary: summary.cloned(),
+                rewritten_from: None,
+            });
         }
     }
     v
 }
 
+/// The traced locations of `exp` (those with events), ordered by (rank,
+/// thread).
+pub fn locations(exp: &Experiment) -> Vec<Loc> {
+    let mut v = every(exp);
+    v.retain(Loc::has_events);
+    v
+}
+
+/// The locations of `exp` in `sel`, with events or not, ordered by (rank,
+/// thread). Fails when `sel` names locations that do not exist.
+pub fn selected(exp: &Experiment, sel: &Selection) -> Result<Vec<Loc>, BadSelection> {
+    let mut v = every(exp);
+    let have: Vec<(u32, u32)> = v.iter().map(|l| (l.rank, l.thread)).collect();
+    sel.check(&have)?;
+    v.retain(|l| sel.contains(l.rank, l.thread));
+    Ok(v)
+}
+
+/// Each of `locs` with whether it is the first of its rank: trace formats
+/// describe a process before its first thread.
+pub fn first_of_rank(locs: &[Loc]) -> impl Iterator<Item = (bool, &Loc)> {
+    let mut seen = HashSet::new();
+    locs.iter().map(move |l| (seen.insert(l.rank), l))
+}
+
+/// Total bytes of the event files of `locs` (spill files not counted).
+pub fn native_bytes(locs: &[Loc]) -> u64 {
+    locs.iter()
+        .filter(|l| l.events.is_some())
+        .map(|l| l.bytes)
+        .sum()
+}
+
 impl Loc {
+    /// Whether it has an event file or a spill file.
+    pub fn has_events(&self) -> bool {
+        self.events.is_some() || self.spill.is_some()
+    }
+
+    /// The file its events start in (empty without events).
+    pub fn path(&self) -> &Path {
+        self.events
+            .as_deref()
+            .or(self.spill.as_deref())
+            .unwrap_or(Path::new(""))
+    }
+
     /// A reader of its events: the event file's, then the spill file's.
     pub fn reader(&self) -> Result<EventReader, Error> {
-        let spill = self.spill.as_deref();
-        let events = Some(self.path.as_path()).filter(|&p| Some(p) != spill);
-        EventReader::open_parts(events, spill)
+        if !self.has_events() {
+            return Err(Error::new(
+                ErrorKind::Io,
+                format!("thread {} has no event file", self.thread),
+            ));
+        }
+        EventReader::open_parts(self.events.as_deref(), self.spill.as_deref())
+    }
+
+    /// A label for people: `rank 0 thread 1 (worker-0)`.
+    pub fn label(&self) -> String {
+        format!("rank {} {}", self.rank, self.thread_name())
+    }
+
+    /// Its name within its process: `thread 1 (worker-0)`.
+    pub fn thread_name(&self) -> String {
+        if self.name.is_empty() {
+            format!("thread {}", self.thread)
+        } else {
+            format!("thread {} ({})", self.thread, self.name)
+        }
     }
 }
 
-/// Calls `f` with every event of `loc` and its time in ns since `t0_ns`,
-/// block by block (memory stays bounded). Returns the problem that ended
-/// the stream early, if any; events before it were all delivered.
-pub fn for_each_event(
-    loc: &Loc,
-    t0_ns: f64,
-    mut f: impl FnMut(&Event, f64),
-) -> Result<Option<Error>, Error> {
-    let mut r = loc.reader()?;
-    loop {
-        match r.each_in_block(|e| f(&e, loc.clock.ns(e.time) - t0_ns)) {
-            Ok(true) => {}
-            Ok(false) => return Ok(None),
-            Err(e) => return Ok(Some(e)),
+/// Maps a location's ticks to integer ns since the experiment's start,
+/// never going backwards: the time trace formats write.
+#[derive(Clone, Copy, Debug)]
+pub struct Timebase {
+    clock: ClockMap,
+    t0: f64,
+    last: u64,
+}
+
+impl Timebase {
+    /// The time base of `loc` in `exp`.
+    pub fn new(exp: &Experiment, loc: &Loc) -> Timebase {
+        let t0 = exp.t0_ns();
+        Timebase {
+            clock: loc.clock,
+            t0: if t0.is_finite() { t0 } else { 0.0 },
+            last: 0,
         }
     }
+
+    /// Nanoseconds since the experiment's start of `tick`.
+    #[inline]
+    pub fn ns(&mut self, tick: u64) -> u64 {
+        let v = (self.clock.ns(tick) - self.t0).round();
+        let v = if v > 0.0 { v as u64 } else { 0 };
+        self.last = self.last.max(v);
+        self.last
+    }
+}
+
+/// How far the stream of a location's events went.
+#[derive(Debug, Default)]
+pub struct Streamed {
+    /// The events delivered.
+    pub events: u64,
+    /// The problem that ended the stream early, if any: the events before
+    /// it were all delivered.
+    pub problem: Option<Error>,
+}
+
+/// Calls `f` with every event of `loc`, as each is decoded (no list of a
+/// block's events is made: memory stays that of one block's bytes), until
+/// `f` fails: its error is returned. A location without events has none.
+/// Times are the location's clock ticks (`loc.clock.ns`, [`Timebase`]).
+pub fn try_for_each_event<E: From<Error>>(
+    loc: &Loc,
+    mut f: impl FnMut(&Event) -> Result<(), E>,
+) -> Result<Streamed, E> {
+    let mut out = Streamed::default();
+    if !loc.has_events() {
+        return Ok(out);
+    }
+    let mut r = loc.reader()?;
+    // The first error of `f`: the rest of its block is passed over.
+    let mut failed = None;
+    loop {
+        let read = r.each_in_block(|e| {
+            if failed.is_none() {
+                out.events += 1;
+                if let Err(err) = f(&e) {
+                    failed = Some(err);
+                }
+            }
+        });
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        match read {
+            Ok(true) => {}
+            Ok(false) => return Ok(out),
+            Err(e) => {
+                out.problem = Some(e);
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// [`try_for_each_event`] with an `f` that cannot fail.
+pub fn for_each_event(loc: &Loc, mut f: impl FnMut(&Event)) -> Result<Streamed, Error> {
+    try_for_each_event(loc, |e| {
+        f(e);
+        Ok::<(), Error>(())
+    })
 }
 
 /// Where a record stands in its location's stream: its time and its
@@ -155,7 +297,7 @@ pub fn walk_others(
                 Ok(r) => r,
                 Err(e) => {
                     last_one(pending, &mut f);
-                    return Ok(Some(e.at(&loc.path)));
+                    return Ok(Some(e.at(loc.path())));
                 }
             };
             t = t.saturating_add(delta);
@@ -205,7 +347,7 @@ impl Stream {
     pub fn open(loc: &Loc) -> Result<Stream, Error> {
         Ok(Stream {
             reader: Some(loc.reader()?),
-            path: loc.path.clone(),
+            path: loc.path().to_path_buf(),
             block: Vec::new(),
             pos: 0,
             time: 0,

@@ -4,8 +4,6 @@
 //! culprits, delay costs and the critical path need the events' order and
 //! are left out.
 
-use std::path::PathBuf;
-
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
 
@@ -48,7 +46,8 @@ pub fn analyze(exp: &Experiment, prof: &ExperimentProfile, cfg: &Config) -> Repo
             process: l.process,
             rank: l.rank,
             thread: l.thread,
-            path: PathBuf::new(),
+            name: l.name.clone(),
+            events: None,
             spill: None,
             bytes: 0,
             clock: l.clock,

@@ -82,27 +82,31 @@ pub fn competitors(
         let mut open: Option<f64> = None;
         let mut depth = 0usize;
         let mut pending: Vec<(u32, f64)> = Vec::new();
-        let _ = trace::for_each_event(&locs[li], t0, |e, t| match e.kind {
-            EventKind::Enter { .. } => {
-                if depth == 0 {
-                    open = Some(t);
+        let loc = &locs[li];
+        let _ = trace::for_each_event(loc, |e| {
+            let t = loc.clock.ns(e.time) - t0;
+            match e.kind {
+                EventKind::Enter { .. } => {
+                    if depth == 0 {
+                        open = Some(t);
+                    }
+                    depth += 1;
                 }
-                depth += 1;
-            }
-            EventKind::Put { target, .. }
-            | EventKind::Get { target, .. }
-            | EventKind::Atomic { target, .. } => pending.push((target, t)),
-            EventKind::Leave { .. } => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    // The outermost region around the transfers is its span.
-                    let s = open.take().unwrap_or(t);
-                    for (target, at) in pending.drain(..) {
-                        overlap(&by_target, li as u32, target, s.min(at), t, &mut out);
+                EventKind::Put { target, .. }
+                | EventKind::Get { target, .. }
+                | EventKind::Atomic { target, .. } => pending.push((target, t)),
+                EventKind::Leave { .. } => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        // The outermost region around the transfers is its span.
+                        let s = open.take().unwrap_or(t);
+                        for (target, at) in pending.drain(..) {
+                            overlap(&by_target, li as u32, target, s.min(at), t, &mut out);
+                        }
                     }
                 }
+                _ => {}
             }
-            _ => {}
         });
         for (target, at) in pending.drain(..) {
             overlap(&by_target, li as u32, target, at, at, &mut out);

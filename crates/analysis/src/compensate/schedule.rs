@@ -316,7 +316,7 @@ fn rewrite_all(
         rewrite(locs, l, spans, &path)?;
         let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
         new_locs[l] = Loc {
-            path,
+            events: Some(path),
             spill: None,
             bytes,
             summary: None,
@@ -340,9 +340,10 @@ fn has_iterations(loc: &Loc) -> Result<bool, Error> {
 /// nanoseconds).
 fn approximated(out: &Path, loc: &Loc) -> Loc {
     Loc {
-        path: out
-            .join(experiment::rank_dir(loc.rank))
-            .join(experiment::events_file(loc.thread)),
+        events: Some(
+            out.join(experiment::rank_dir(loc.rank))
+                .join(experiment::events_file(loc.thread)),
+        ),
         spill: None,
         clock: ClockMap::IDENTITY,
         summary: None,

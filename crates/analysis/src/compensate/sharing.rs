@@ -157,7 +157,8 @@ impl Sharing {
             // fall in it (they come in time order, mostly many to a bin);
             // the sums are made in the order of the events either way.
             let mut cur: Option<(u64, f64)> = None;
-            trace::for_each_event(loc, 0.0, |e, t| {
+            trace::for_each_event(loc, |e| {
+                let t = loc.clock.ns(e.time);
                 let i = ((t - start).max(0.0) / BIN_NS) as u64;
                 let c = costs.of(e);
                 match &mut cur {

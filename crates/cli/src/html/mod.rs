@@ -12,12 +12,11 @@ use parallax_analysis::bottleneck;
 use parallax_analysis::executor::Executor;
 use parallax_db::query::Metric;
 use parallax_db::{Db, RunMeta};
-use parallax_export::stream::native_bytes;
-use parallax_export::Selection;
 use parallax_model::experiment::Experiment;
 use parallax_report::html::{self, Detail, Options, Runs};
 use parallax_view::finding::Finding;
 use parallax_view::profile::ExperimentProfile;
+use parallax_view::trace;
 
 /// Arguments of `parallax html`.
 #[derive(clap::Args, Debug)]
@@ -126,7 +125,7 @@ pub fn main(mut a: Args) -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?,
         None if a.no_analysis => Vec::new(),
         None => {
-            let bytes = native_bytes(&exp, &Selection::default());
+            let bytes = trace::native_bytes(&trace::locations(&exp));
             if bytes > ANALYSIS_MAX_BYTES {
                 let dir = a.dirs[0].display();
                 let note = format!(

@@ -10,7 +10,8 @@ use parallax_model::experiment::Experiment;
 
 #[cfg(not(have_otf2))]
 use crate::ErrorKind;
-use crate::{Error, Selection, Summary};
+use crate::{Error, Summary};
+use parallax_view::selection::Selection;
 
 #[cfg(have_otf2)]
 mod export;

@@ -7,13 +7,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use parallax_analysis::concurrency;
 use parallax_analysis::executor::Executor;
-use parallax_export::stream::{self, Loc};
-use parallax_export::Selection;
 use parallax_model::event::UNKNOWN_REGION;
 use parallax_model::experiment::Experiment;
 use parallax_model::region::Category;
 use parallax_view::finding::Finding;
 use parallax_view::profile::{ExperimentProfile, Source, Times};
+use parallax_view::trace::{self, Loc};
 use serde_json::{json, Value};
 
 use super::bins::Slices;
@@ -205,8 +204,7 @@ pub fn experiment(
     // The timeline: the run's length first, then one pass per traced
     // location. Regions the definitions and profiles do not name are
     // shown as unknown.
-    let tlocs = stream::locations(exp, &Selection::default())?;
-    let tlocs: Vec<Loc> = tlocs.into_iter().filter(|l| l.has_events).collect();
+    let tlocs = trace::locations(exp);
     let unknown: Vec<u32> = (0..exp.processes.len())
         .map(|pi| intern(pi, UNKNOWN_REGION, &mut by_process))
         .collect();

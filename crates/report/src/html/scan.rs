@@ -14,11 +14,11 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
-use parallax_export::stream::{self, Loc, Timebase};
 use parallax_model::evcodec;
 use parallax_model::event::EventKind;
 use parallax_model::experiment::Experiment;
 use parallax_view::deps::{FlowEnd, Flows};
+use parallax_view::trace::{self, Loc, Timebase};
 
 use super::bins::{Busy, Counts, Dominant, Slices};
 
@@ -139,11 +139,11 @@ pub struct LocScan {
 /// the run's length before they start, and a location's bytes bound its
 /// events.
 pub fn extent(exp: &Experiment, loc: &Loc) -> Result<(u64, u64), parallax_export::Error> {
-    if !loc.has_events {
+    if !loc.has_events() {
         return Ok((0, 0));
     }
-    let mut r = loc.p.events(loc.thread)?;
-    let mut tb = Timebase::new(exp, loc.p);
+    let mut r = loc.reader()?;
+    let mut tb = Timebase::new(exp, loc);
     let (mut buf, mut last) = (Vec::new(), Vec::new());
     let mut last_at: Option<(u64, usize)> = None;
     let (mut end, mut bytes) = (0, 0);
@@ -184,8 +184,15 @@ pub fn scan(
 ) -> Result<LocScan, parallax_export::Error> {
     let mut s = State::new(plan, wanted);
     let mut stopped = false;
-    let r = stream::for_each_event(exp, loc, |ns, e| {
-        s.event(ns.min(plan.span), &e.kind, loc.rank, region, waits);
+    let mut tb = Timebase::new(exp, loc);
+    let r = trace::try_for_each_event(loc, |e| {
+        s.event(
+            tb.ns(e.time).min(plan.span),
+            &e.kind,
+            loc.rank,
+            region,
+            waits,
+        );
         if s.done() {
             stopped = true;
             return Err(parallax_export::Error::new(
@@ -196,7 +203,7 @@ pub fn scan(
         Ok(())
     });
     let (n, warning) = match r {
-        Ok(x) => x,
+        Ok(read) => (read.events, read.problem.map(|e| e.to_string())),
         Err(_) if stopped => (s.events, None),
         Err(e) => return Err(e),
     };

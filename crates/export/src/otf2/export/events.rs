@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use parallax_model::event::{EventKind, RegionId};
+use parallax_model::experiment::Process;
 use parallax_model::region::RegionKind;
 
 use super::roles::{coll_op, role_paradigm};
@@ -12,8 +13,8 @@ use crate::otf2::libotf2::consts as c;
 use crate::otf2::libotf2::{
     AttributeList, CollectiveEnd as CollEnd, EvtWriter, Message, Otf2Error, RmaAtomic, RmaTransfer,
 };
-use crate::stream::Loc;
 use crate::Error;
+use parallax_view::trace::Loc;
 
 /// Per-process lookups for the event loop.
 #[derive(Default)]
@@ -28,6 +29,8 @@ pub(super) struct ProcMap {
 pub(super) struct LocWriter<'w, 'a> {
     w: EvtWriter<'w>,
     attrs: &'a mut AttributeList,
+    /// The location's process.
+    p: &'a Process,
     /// The start of a buffer flush whose end has not come yet.
     pending_flush: Option<u64>,
     /// Records written.
@@ -42,11 +45,13 @@ impl<'w, 'a> LocWriter<'w, 'a> {
     pub(super) fn new(
         w: EvtWriter<'w>,
         attrs: &'a mut AttributeList,
+        p: &'a Process,
         thread_comm: u32,
     ) -> LocWriter<'w, 'a> {
         LocWriter {
             w,
             attrs,
+            p,
             pending_flush: None,
             count: 0,
             thread_comm,
@@ -87,8 +92,8 @@ impl<'w, 'a> LocWriter<'w, 'a> {
             }
         }
         let written = match *kind {
-            Enter { region } => self.w.enter(None, t, region_ref(region, l, pm, defs)),
-            Leave { region } => self.w.leave(None, t, region_ref(region, l, pm, defs)),
+            Enter { region } => self.w.enter(None, t, region_ref(region, self.p, pm, defs)),
+            Leave { region } => self.w.leave(None, t, region_ref(region, self.p, pm, defs)),
             FlushBegin => {
                 self.pending_flush = Some(t);
                 return Ok(());
@@ -123,7 +128,7 @@ impl<'w, 'a> LocWriter<'w, 'a> {
             Put { .. } | Get { .. } | Atomic { .. } | RmaComplete { .. } | ValueReached { .. } => {
                 self.rma(t, kind, defs)
             }
-            Metric { .. } | Mark { .. } => self.value(t, kind, l, defs),
+            Metric { .. } | Mark { .. } => self.value(t, kind, l.process, defs),
         };
         self.count += 1;
         written.map_err(|e| e.during(kind.name()))
@@ -139,57 +144,25 @@ impl<'w, 'a> LocWriter<'w, 'a> {
                 tag,
                 comm,
                 bytes,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_send(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                )
-            }
+            } => w.mpi_send(None, t, otf2_message(peer, tag, comm, bytes, l, defs)),
             Recv {
                 peer,
                 tag,
                 comm,
                 bytes,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_recv(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                )
-            }
+            } => w.mpi_recv(None, t, otf2_message(peer, tag, comm, bytes, l, defs)),
             IsendBegin {
                 peer,
                 tag,
                 comm,
                 bytes,
                 request,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_isend(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                    request,
-                )
-            }
+            } => w.mpi_isend(
+                None,
+                t,
+                otf2_message(peer, tag, comm, bytes, l, defs),
+                request,
+            ),
             IsendComplete { request } => w.mpi_isend_complete(None, t, request),
             IrecvBegin { request } => w.mpi_irecv_request(None, t, request),
             IrecvComplete {
@@ -198,20 +171,12 @@ impl<'w, 'a> LocWriter<'w, 'a> {
                 comm,
                 bytes,
                 request,
-            } => {
-                let comm = comm_ref(comm, l, defs);
-                w.mpi_irecv(
-                    None,
-                    t,
-                    Message {
-                        peer,
-                        comm,
-                        tag,
-                        bytes,
-                    },
-                    request,
-                )
-            }
+            } => w.mpi_irecv(
+                None,
+                t,
+                otf2_message(peer, tag, comm, bytes, l, defs),
+                request,
+            ),
             CollectiveBegin => w.mpi_collective_begin(None, t),
             CollectiveEnd {
                 op,
@@ -331,24 +296,25 @@ impl<'w, 'a> LocWriter<'w, 'a> {
     }
 
     /// A metric sample's or a mark's record.
-    fn value(&mut self, t: u64, kind: &EventKind, l: &Loc, defs: &mut Defs) -> Written {
+    fn value(&mut self, t: u64, kind: &EventKind, process: usize, defs: &mut Defs) -> Written {
         use EventKind::*;
         match *kind {
             Metric { metric, value } => {
                 let next = defs.metrics.len() as u32;
-                let r = *defs.metrics.entry((l.process, metric)).or_insert_with(|| {
-                    let (name, unit) =
-                        l.p.metrics
-                            .get(&metric)
-                            .cloned()
-                            .unwrap_or_else(|| (format!("metric {metric}"), String::new()));
+                let r = *defs.metrics.entry((process, metric)).or_insert_with(|| {
+                    let (name, unit) = self
+                        .p
+                        .metrics
+                        .get(&metric)
+                        .cloned()
+                        .unwrap_or_else(|| (format!("metric {metric}"), String::new()));
                     defs.metric_names.push(MetricName { name, unit });
                     next
                 });
                 self.w.metric(None, t, r, &[c::TYPE_INT64], &[value as u64])
             }
             Mark { mark, value } => {
-                let name = parallax_view::names::region_name(l.p, mark);
+                let name = parallax_view::names::region_name(self.p, mark);
                 let next = defs.params.len() as u32;
                 let p = *defs.params.entry(name).or_insert(next);
                 self.w.parameter_int(None, t, p, value)
@@ -390,6 +356,16 @@ fn lock_entry(lock: u64, defs: &mut Defs) -> &mut LockIds {
     })
 }
 
+/// The OTF2 message of a Parallax message event's fields.
+fn otf2_message(peer: u32, tag: u32, comm: u64, bytes: u64, l: &Loc, defs: &mut Defs) -> Message {
+    Message {
+        peer,
+        comm: comm_ref(comm, l, defs),
+        tag,
+        bytes,
+    }
+}
+
 fn comm_ref(comm: u64, l: &Loc, defs: &mut Defs) -> u32 {
     let n = defs.comm_base + defs.comms.len() as u32;
     let users = defs.comm_users.entry(comm).or_default();
@@ -400,7 +376,7 @@ fn comm_ref(comm: u64, l: &Loc, defs: &mut Defs) -> u32 {
 }
 
 #[inline]
-fn region_ref(region: RegionId, l: &Loc, pm: &mut ProcMap, defs: &mut Defs) -> u32 {
+fn region_ref(region: RegionId, p: &Process, pm: &mut ProcMap, defs: &mut Defs) -> u32 {
     match pm.dense.get(region as usize) {
         Some(&r) if r > 0 => return r - 1,
         _ => {}
@@ -408,7 +384,7 @@ fn region_ref(region: RegionId, l: &Loc, pm: &mut ProcMap, defs: &mut Defs) -> u
     if let Some(&r) = pm.sparse.get(&region) {
         return r;
     }
-    let r = new_region_ref(region, l, defs);
+    let r = new_region_ref(region, p, defs);
     if region < 1 << 20 {
         if pm.dense.len() <= region as usize {
             pm.dense.resize(region as usize + 1, 0);
@@ -421,8 +397,8 @@ fn region_ref(region: RegionId, l: &Loc, pm: &mut ProcMap, defs: &mut Defs) -> u
 }
 
 #[cold]
-fn new_region_ref(region: RegionId, l: &Loc, defs: &mut Defs) -> u32 {
-    let key = match l.p.regions.get(&region) {
+fn new_region_ref(region: RegionId, p: &Process, defs: &mut Defs) -> u32 {
+    let key = match p.regions.get(&region) {
         Some(r) => RegionKey {
             name: r.name.clone(),
             kind: r.kind,
@@ -430,7 +406,7 @@ fn new_region_ref(region: RegionId, l: &Loc, defs: &mut Defs) -> u32 {
             line: r.line,
         },
         None => RegionKey {
-            name: parallax_view::names::region_name(l.p, region),
+            name: parallax_view::names::region_name(p, region),
             kind: RegionKind::User,
             file: String::new(),
             line: 0,

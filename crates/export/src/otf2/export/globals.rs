@@ -12,8 +12,8 @@ use crate::otf2::libotf2::{
     Attribute, ClockProperties, Comm, GlobalDefWriter, Group, Location, LocationGroup, MetricClass,
     MetricMember, Otf2Error, Parameter, Region, StringRef, SystemTreeNode,
 };
-use crate::stream::Loc;
 use crate::Error;
+use parallax_view::trace::Loc;
 
 /// A process's location group.
 struct RankGroup {
@@ -123,16 +123,7 @@ fn intern(exp: &Experiment, locs: &[Loc], defs: &mut Defs) -> Names {
             node: proc_node[&p.rank],
         })
         .collect();
-    let locations = locs
-        .iter()
-        .map(|l| {
-            if l.name.is_empty() {
-                s.get(&format!("thread {}", l.thread))
-            } else {
-                s.get(&format!("thread {} ({})", l.thread, l.name))
-            }
-        })
-        .collect();
+    let locations = locs.iter().map(|l| s.get(&l.thread_name())).collect();
     let mpi_locations = s.get("MPI locations");
     let pthread_locations = s.get("pthread locations");
     let mut comms: Vec<(u64, u32)> = defs.comms.iter().map(|(&c, &r)| (c, r)).collect();

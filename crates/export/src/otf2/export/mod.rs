@@ -39,9 +39,10 @@ use parallax_model::region::RegionKind;
 
 use super::libotf2::{Archive, AttributeList, LocationRef, Otf2Error};
 use super::place;
-use crate::stream::{self, Loc};
-use crate::{Error, ErrorKind, Selection, Summary};
+use crate::{Error, ErrorKind, Summary};
 use events::{LocWriter, ProcMap};
+use parallax_view::selection::Selection;
+use parallax_view::trace::{self, Loc, Timebase};
 
 /// Attribute refs (fixed).
 const ATTR_LOCK: u32 = 0;
@@ -181,7 +182,7 @@ fn write_archive(
     dir: &Path,
     name: &str,
 ) -> Result<Summary, Error> {
-    let locs = stream::locations(exp, sel)?;
+    let locs = trace::selected(exp, sel)?;
     let cdir = cpath(dir)?;
     let cname = CString::new(name).map_err(|_| bad_path(out))?;
     let mut summary = Summary::default();
@@ -260,17 +261,17 @@ fn write_events(
             return Err(Error::new(ErrorKind::Otf2, "libotf2: no event writer"));
         };
         let pm = &mut procs[l.process];
-        let mut lw = LocWriter::new(w, &mut attrs, l.process as u32);
+        let p = &exp.processes[l.process];
+        let mut lw = LocWriter::new(w, &mut attrs, p, l.process as u32);
         let max_t = &mut totals.max_t;
-        let (n, warn) = stream::for_each_event(exp, l, |t, e| {
+        let mut tb = Timebase::new(exp, l);
+        let read = trace::try_for_each_event(l, |e| {
+            let t = tb.ns(e.time);
             *max_t = (*max_t).max(t);
             lw.event(t, &e.kind, l, pm, defs)
         })?;
         totals.counts.push(lw.finish()?);
-        summary.events += n;
-        if let Some(wn) = warn {
-            summary.warnings.push(wn);
-        }
+        summary.add_read(read);
     }
     Ok(totals)
 }

@@ -76,6 +76,30 @@ macro_rules! records {
     };
 }
 
+/// Defines record methods that take a record of several fields: each
+/// passes, after the writer, the attribute list and the time, the fields
+/// named, in order, and the arguments after the record to the libotf2
+/// function named.
+macro_rules! record_structs {
+    ($($name:ident => $ffi:ident(
+        $r:ident: $rec:ident { $($field:ident),* } $(, $arg:ident: $ty:ty)*
+    );)*) => {
+        $(
+            #[inline]
+            pub fn $name(
+                &mut self,
+                a: Option<&mut AttributeList>,
+                t: TimeStamp,
+                $r: $rec,
+                $($arg: $ty),*
+            ) -> Result<(), Otf2Error> {
+                // Safety: the writer is live and the list, if any, too.
+                self.status(unsafe { ffi::$ffi(self.raw, list(a), t, $($r.$field,)* $($arg),*) })
+            }
+        )*
+    };
+}
+
 impl<'a> EvtWriter<'a> {
     pub(super) fn new(archive: &'a Archive, raw: *mut ffi::EvtWriter) -> EvtWriter<'a> {
         EvtWriter { archive, raw }
@@ -109,131 +133,18 @@ impl<'a> EvtWriter<'a> {
         buffer_flush => OTF2_EvtWriter_BufferFlush(stop: TimeStamp);
     }
 
-    #[inline]
-    pub fn mpi_send(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        m: Message,
-    ) -> Result<(), Otf2Error> {
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_MpiSend(self.raw, list(a), t, m.peer, m.comm, m.tag, m.bytes)
-        })
-    }
-
-    #[inline]
-    pub fn mpi_recv(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        m: Message,
-    ) -> Result<(), Otf2Error> {
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_MpiRecv(self.raw, list(a), t, m.peer, m.comm, m.tag, m.bytes)
-        })
-    }
-
-    #[inline]
-    pub fn mpi_isend(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        m: Message,
-        request: u64,
-    ) -> Result<(), Otf2Error> {
-        let (peer, comm, tag, bytes) = (m.peer, m.comm, m.tag, m.bytes);
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_MpiIsend(self.raw, list(a), t, peer, comm, tag, bytes, request)
-        })
-    }
-
-    #[inline]
-    pub fn mpi_irecv(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        m: Message,
-        request: u64,
-    ) -> Result<(), Otf2Error> {
-        let (peer, comm, tag, bytes) = (m.peer, m.comm, m.tag, m.bytes);
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_MpiIrecv(self.raw, list(a), t, peer, comm, tag, bytes, request)
-        })
-    }
-
-    #[inline]
-    pub fn mpi_collective_end(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        c: CollectiveEnd,
-    ) -> Result<(), Otf2Error> {
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_MpiCollectiveEnd(
-                self.raw,
-                list(a),
-                t,
-                c.op,
-                c.comm,
-                c.root,
-                c.sent,
-                c.received,
-            )
-        })
-    }
-
-    #[inline]
-    pub fn rma_put(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        r: RmaTransfer,
-    ) -> Result<(), Otf2Error> {
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_RmaPut(self.raw, list(a), t, r.win, r.remote, r.bytes, r.matching)
-        })
-    }
-
-    #[inline]
-    pub fn rma_get(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        r: RmaTransfer,
-    ) -> Result<(), Otf2Error> {
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_RmaGet(self.raw, list(a), t, r.win, r.remote, r.bytes, r.matching)
-        })
-    }
-
-    #[inline]
-    pub fn rma_atomic(
-        &mut self,
-        a: Option<&mut AttributeList>,
-        t: TimeStamp,
-        r: RmaAtomic,
-    ) -> Result<(), Otf2Error> {
-        // Safety: the writer is live and the list, if any, too.
-        self.status(unsafe {
-            ffi::OTF2_EvtWriter_RmaAtomic(
-                self.raw,
-                list(a),
-                t,
-                r.win,
-                r.remote,
-                r.kind,
-                r.sent,
-                r.received,
-                r.matching,
-            )
-        })
+    record_structs! {
+        mpi_send => OTF2_EvtWriter_MpiSend(m: Message { peer, comm, tag, bytes });
+        mpi_recv => OTF2_EvtWriter_MpiRecv(m: Message { peer, comm, tag, bytes });
+        mpi_isend => OTF2_EvtWriter_MpiIsend(m: Message { peer, comm, tag, bytes }, request: u64);
+        mpi_irecv => OTF2_EvtWriter_MpiIrecv(m: Message { peer, comm, tag, bytes }, request: u64);
+        mpi_collective_end =>
+            OTF2_EvtWriter_MpiCollectiveEnd(c: CollectiveEnd { op, comm, root, sent, received });
+        rma_put => OTF2_EvtWriter_RmaPut(r: RmaTransfer { win, remote, bytes, matching });
+        rma_get => OTF2_EvtWriter_RmaGet(r: RmaTransfer { win, remote, bytes, matching });
+        rma_atomic => OTF2_EvtWriter_RmaAtomic(r: RmaAtomic {
+            win, remote, kind, sent, received, matching
+        });
     }
 
     /// A sample of the metric class `metric`: one type and value per

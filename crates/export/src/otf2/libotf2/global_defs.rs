@@ -123,113 +123,6 @@ extern "C" fn string<H: GlobalDefs>(d: *mut c_void, id: u32, s: *const c_char) -
     c::CALLBACK_SUCCESS
 }
 
-extern "C" fn clock<H: GlobalDefs>(
-    d: *mut c_void,
-    resolution: u64,
-    offset: u64,
-    length: u64,
-    realtime: u64,
-) -> CallbackCode {
-    let c = ClockProperties {
-        resolution,
-        offset,
-        length,
-        realtime,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.clock_properties(c);
-    c::CALLBACK_SUCCESS
-}
-
-extern "C" fn tree<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    class: u32,
-    parent: u32,
-) -> CallbackCode {
-    let n = SystemTreeNode {
-        id,
-        name,
-        class,
-        parent,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.system_tree_node(n);
-    c::CALLBACK_SUCCESS
-}
-
-extern "C" fn loc_group<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    kind: u8,
-    parent: u32,
-    creating_group: u32,
-) -> CallbackCode {
-    let g = LocationGroup {
-        id,
-        name,
-        kind,
-        parent,
-        creating_group,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.location_group(g);
-    c::CALLBACK_SUCCESS
-}
-
-extern "C" fn location<H: GlobalDefs>(
-    d: *mut c_void,
-    id: LocationRef,
-    name: u32,
-    kind: u8,
-    events: u64,
-    group: u32,
-) -> CallbackCode {
-    let l = Location {
-        id,
-        name,
-        kind,
-        events,
-        group,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.location(l);
-    c::CALLBACK_SUCCESS
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn region<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    canonical_name: u32,
-    description: u32,
-    role: u8,
-    paradigm: u8,
-    flags: u32,
-    file: u32,
-    begin_line: u32,
-    end_line: u32,
-) -> CallbackCode {
-    let r = Region {
-        id,
-        name,
-        canonical_name,
-        description,
-        role,
-        paradigm,
-        flags,
-        file,
-        begin_line,
-        end_line,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.region(r);
-    c::CALLBACK_SUCCESS
-}
-
 #[allow(clippy::too_many_arguments)]
 extern "C" fn group<H: GlobalDefs>(
     d: *mut c_void,
@@ -256,55 +149,6 @@ extern "C" fn group<H: GlobalDefs>(
     c::CALLBACK_SUCCESS
 }
 
-extern "C" fn comm<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    group: u32,
-    parent: u32,
-    flags: u32,
-) -> CallbackCode {
-    let c = Comm {
-        id,
-        name,
-        group,
-        parent,
-        flags,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.comm(c);
-    c::CALLBACK_SUCCESS
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn metric_member<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    description: u32,
-    kind: u8,
-    mode: u8,
-    value_type: u8,
-    base: u8,
-    exponent: i64,
-    unit: u32,
-) -> CallbackCode {
-    let m = MetricMember {
-        id,
-        name,
-        description,
-        kind,
-        mode,
-        value_type,
-        base,
-        exponent,
-        unit,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.metric_member(m);
-    c::CALLBACK_SUCCESS
-}
-
 extern "C" fn metric_class<H: GlobalDefs>(
     d: *mut c_void,
     id: u32,
@@ -326,31 +170,42 @@ extern "C" fn metric_class<H: GlobalDefs>(
     c::CALLBACK_SUCCESS
 }
 
-extern "C" fn parameter<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    kind: u8,
-) -> CallbackCode {
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.parameter(Parameter { id, name, kind });
-    c::CALLBACK_SUCCESS
+/// Defines the trampoline `$name` of a record whose callback's arguments
+/// after the user data are the fields of `$record`, in order: it gives
+/// the record to the handler's `$method`.
+macro_rules! record_trampolines {
+    ($($name:ident => $method:ident($record:ident { $($field:ident: $ty:ty),* });)*) => {
+        $(
+            #[allow(clippy::too_many_arguments)]
+            extern "C" fn $name<H: GlobalDefs>(d: *mut c_void, $($field: $ty),*) -> CallbackCode {
+                // Safety: see above.
+                unsafe { handler::<H>(d) }.$method($record { $($field),* });
+                c::CALLBACK_SUCCESS
+            }
+        )*
+    };
 }
 
-extern "C" fn attribute<H: GlobalDefs>(
-    d: *mut c_void,
-    id: u32,
-    name: u32,
-    description: u32,
-    kind: u8,
-) -> CallbackCode {
-    let a = Attribute {
-        id,
-        name,
-        description,
-        kind,
-    };
-    // Safety: see above.
-    unsafe { handler::<H>(d) }.attribute(a);
-    c::CALLBACK_SUCCESS
+record_trampolines! {
+    clock => clock_properties(ClockProperties {
+        resolution: u64, offset: u64, length: u64, realtime: u64
+    });
+    tree => system_tree_node(SystemTreeNode { id: u32, name: u32, class: u32, parent: u32 });
+    loc_group => location_group(LocationGroup {
+        id: u32, name: u32, kind: u8, parent: u32, creating_group: u32
+    });
+    location => location(Location {
+        id: LocationRef, name: u32, kind: u8, events: u64, group: u32
+    });
+    region => region(Region {
+        id: u32, name: u32, canonical_name: u32, description: u32, role: u8, paradigm: u8,
+        flags: u32, file: u32, begin_line: u32, end_line: u32
+    });
+    comm => comm(Comm { id: u32, name: u32, group: u32, parent: u32, flags: u32 });
+    metric_member => metric_member(MetricMember {
+        id: u32, name: u32, description: u32, kind: u8, mode: u8, value_type: u8, base: u8,
+        exponent: i64, unit: u32
+    });
+    parameter => parameter(Parameter { id: u32, name: u32, kind: u8 });
+    attribute => attribute(Attribute { id: u32, name: u32, description: u32, kind: u8 });
 }

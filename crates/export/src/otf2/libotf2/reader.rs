@@ -3,7 +3,7 @@
 
 use std::ffi::{c_void, CStr};
 
-use super::consts::LocationRef;
+use super::consts::{ErrorCode, LocationRef};
 use super::ffi;
 use super::global_defs::{GlobalDefCallbacks, GlobalDefs};
 use super::reader_events::{Events, EvtCallbacks};
@@ -91,10 +91,63 @@ impl Drop for Reader {
     }
 }
 
-/// The reader of the global definitions, closed on drop.
-pub struct GlobalDefReader<'a> {
-    reader: &'a Reader,
-    raw: *mut ffi::GlobalDefReader,
+/// Defines the reader of a part of an archive: a libotf2 handle of type
+/// `$raw` that borrows the archive's reader and is closed by `$close` on
+/// drop.
+macro_rules! part_reader {
+    ($(#[$doc:meta])* $name:ident($raw:ident), closed by $close:ident) => {
+        $(#[$doc])*
+        pub struct $name<'a> {
+            reader: &'a Reader,
+            raw: *mut ffi::$raw,
+        }
+
+        impl Drop for $name<'_> {
+            fn drop(&mut self) {
+                // Safety: the handle belongs to the live reader and is
+                // closed once.
+                unsafe {
+                    ffi::$close(self.reader.raw, self.raw);
+                }
+            }
+        }
+    };
+}
+
+part_reader!(
+    /// The reader of the global definitions, closed on drop.
+    GlobalDefReader(GlobalDefReader), closed by OTF2_Reader_CloseGlobalDefReader
+);
+part_reader!(
+    /// A location's local definition reader, closed on drop.
+    DefReader(DefReader), closed by OTF2_Reader_CloseDefReader
+);
+part_reader!(
+    /// A location's event reader, closed on drop.
+    EvtReader(EvtReader), closed by OTF2_Reader_CloseEvtReader
+);
+
+/// Reads every record of the part reader `raw` of `reader` into the
+/// handler `data`: `register` gives libotf2 the `callbacks` and the
+/// handler, `read` reads; the number read.
+///
+/// # Safety
+///
+/// `reader` and `raw` must be live, and `callbacks` the table of the
+/// handler `data` points to, borrowed for this call: each read registers
+/// its own, so no later read calls back into this one.
+unsafe fn read_all_with<R, C>(
+    reader: *mut ffi::Reader,
+    raw: *mut R,
+    callbacks: *const C,
+    data: *mut c_void,
+    register: unsafe extern "C" fn(*mut ffi::Reader, *mut R, *const C, *mut c_void) -> ErrorCode,
+    read: unsafe extern "C" fn(*mut ffi::Reader, *mut R, *mut u64) -> ErrorCode,
+) -> Result<u64, Otf2Error> {
+    Otf2Error::check(register(reader, raw, callbacks, data))?;
+    let mut n = 0u64;
+    Otf2Error::check(read(reader, raw, &mut n))?;
+    Ok(n)
 }
 
 impl GlobalDefReader<'_> {
@@ -103,38 +156,18 @@ impl GlobalDefReader<'_> {
         let callbacks = GlobalDefCallbacks::<H>::new()?;
         let data: *mut H = handler;
         // Safety: the readers are live; the callbacks are `H`'s and the
-        // user data the `&mut H` borrowed for this call, which the
-        // callbacks use only during the read below.
-        Otf2Error::check(unsafe {
-            ffi::OTF2_Reader_RegisterGlobalDefCallbacks(
+        // user data the `&mut H` borrowed for this call.
+        unsafe {
+            read_all_with(
                 self.reader.raw,
                 self.raw,
                 callbacks.as_raw(),
                 data.cast::<c_void>(),
+                ffi::OTF2_Reader_RegisterGlobalDefCallbacks,
+                ffi::OTF2_Reader_ReadAllGlobalDefinitions,
             )
-        })?;
-        let mut n = 0u64;
-        // Safety: as above.
-        Otf2Error::check(unsafe {
-            ffi::OTF2_Reader_ReadAllGlobalDefinitions(self.reader.raw, self.raw, &mut n)
-        })?;
-        Ok(n)
-    }
-}
-
-impl Drop for GlobalDefReader<'_> {
-    fn drop(&mut self) {
-        // Safety: the handle belongs to the live reader and is closed once.
-        unsafe {
-            ffi::OTF2_Reader_CloseGlobalDefReader(self.reader.raw, self.raw);
         }
     }
-}
-
-/// A location's local definition reader, closed on drop.
-pub struct DefReader<'a> {
-    reader: &'a Reader,
-    raw: *mut ffi::DefReader,
 }
 
 impl DefReader<'_> {
@@ -150,21 +183,6 @@ impl DefReader<'_> {
     }
 }
 
-impl Drop for DefReader<'_> {
-    fn drop(&mut self) {
-        // Safety: the handle belongs to the live reader and is closed once.
-        unsafe {
-            ffi::OTF2_Reader_CloseDefReader(self.reader.raw, self.raw);
-        }
-    }
-}
-
-/// A location's event reader, closed on drop.
-pub struct EvtReader<'a> {
-    reader: &'a Reader,
-    raw: *mut ffi::EvtReader,
-}
-
 impl EvtReader<'_> {
     /// Reads every event of the location into `handler` through
     /// `callbacks`; the number read. A callback that stops the read makes
@@ -176,30 +194,16 @@ impl EvtReader<'_> {
     ) -> Result<u64, Otf2Error> {
         let data: *mut H = handler;
         // Safety: the readers are live; the callbacks are `H`'s and the
-        // user data the `&mut H` borrowed for this call; each read
-        // registers its own, so no later read calls back into this one.
-        Otf2Error::check(unsafe {
-            ffi::OTF2_Reader_RegisterEvtCallbacks(
+        // user data the `&mut H` borrowed for this call.
+        unsafe {
+            read_all_with(
                 self.reader.raw,
                 self.raw,
                 callbacks.as_raw(),
                 data.cast::<c_void>(),
+                ffi::OTF2_Reader_RegisterEvtCallbacks,
+                ffi::OTF2_Reader_ReadAllLocalEvents,
             )
-        })?;
-        let mut n = 0u64;
-        // Safety: as above.
-        Otf2Error::check(unsafe {
-            ffi::OTF2_Reader_ReadAllLocalEvents(self.reader.raw, self.raw, &mut n)
-        })?;
-        Ok(n)
-    }
-}
-
-impl Drop for EvtReader<'_> {
-    fn drop(&mut self) {
-        // Safety: the handle belongs to the live reader and is closed once.
-        unsafe {
-            ffi::OTF2_Reader_CloseEvtReader(self.reader.raw, self.raw);
         }
     }
 }

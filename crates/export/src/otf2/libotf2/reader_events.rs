@@ -175,331 +175,63 @@ fn call<H>(d: *mut c_void, a: A, f: impl FnOnce(&mut H, &Attributes<'_>) -> Flow
     }
 }
 
-extern "C" fn enter<H: Events>(_: L, t: T, _: u64, d: *mut c_void, a: A, r: u32) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.enter(t, a, r))
-}
-
-extern "C" fn leave<H: Events>(_: L, t: T, _: u64, d: *mut c_void, a: A, r: u32) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.leave(t, a, r))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn send<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    peer: u32,
-    comm: CommRef,
-    tag: u32,
-    bytes: u64,
-) -> CallbackCode {
-    let m = Message {
-        peer,
-        comm,
-        tag,
-        bytes,
+/// Defines the trampoline `$name` of a record whose callback takes the
+/// arguments `$arg` after the common ones (location, time, position, user
+/// data, attributes): it gives the handler `$h`, the time `$t` and the
+/// attributes `$a` to `$call`.
+macro_rules! trampolines {
+    ($($name:ident($($arg:ident: $ty:ty),*) |$h:ident, $t:ident, $a:ident| $call:expr;)*) => {
+        $(
+            #[allow(clippy::too_many_arguments)]
+            extern "C" fn $name<H: Events>(
+                _: L,
+                $t: T,
+                _: u64,
+                d: *mut c_void,
+                a: A,
+                $($arg: $ty),*
+            ) -> CallbackCode {
+                call(d, a, |$h: &mut H, $a| $call)
+            }
+        )*
     };
-    call(d, a, |h: &mut H, a| h.mpi_send(t, a, m))
 }
 
-#[allow(clippy::too_many_arguments)]
-extern "C" fn recv<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    peer: u32,
-    comm: CommRef,
-    tag: u32,
-    bytes: u64,
-) -> CallbackCode {
-    let m = Message {
-        peer,
-        comm,
-        tag,
-        bytes,
-    };
-    call(d, a, |h: &mut H, a| h.mpi_recv(t, a, m))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn isend<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    peer: u32,
-    comm: CommRef,
-    tag: u32,
-    bytes: u64,
-    request: u64,
-) -> CallbackCode {
-    let m = Message {
-        peer,
-        comm,
-        tag,
-        bytes,
-    };
-    call(d, a, |h: &mut H, a| h.mpi_isend(t, a, m, request))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn irecv<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    peer: u32,
-    comm: CommRef,
-    tag: u32,
-    bytes: u64,
-    request: u64,
-) -> CallbackCode {
-    let m = Message {
-        peer,
-        comm,
-        tag,
-        bytes,
-    };
-    call(d, a, |h: &mut H, a| h.mpi_irecv(t, a, m, request))
-}
-
-extern "C" fn isend_complete<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    request: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.mpi_isend_complete(t, a, request))
-}
-
-extern "C" fn irecv_request<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    request: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.mpi_irecv_request(t, a, request))
-}
-
-extern "C" fn coll_begin<H: Events>(_: L, t: T, _: u64, d: *mut c_void, a: A) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.mpi_collective_begin(t, a))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn coll_end<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    op: u8,
-    comm: CommRef,
-    root: u32,
-    sent: u64,
-    received: u64,
-) -> CallbackCode {
-    let e = CollectiveEnd {
-        op,
-        comm,
-        root,
-        sent,
-        received,
-    };
-    call(d, a, |h: &mut H, a| h.mpi_collective_end(t, a, e))
-}
-
-extern "C" fn fork<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    model: u8,
-    size: u32,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_fork(t, a, model, size))
-}
-
-extern "C" fn join<H: Events>(_: L, t: T, _: u64, d: *mut c_void, a: A, model: u8) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_join(t, a, model))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn acquire<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _model: u8,
-    lock: u32,
-    _order: u32,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_acquire_lock(t, a, lock))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn release<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _model: u8,
-    lock: u32,
-    _order: u32,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_release_lock(t, a, lock))
-}
-
-extern "C" fn thread_create<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _contingent: CommRef,
-    sequence: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_create(t, a, sequence))
-}
-
-extern "C" fn thread_begin<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _contingent: CommRef,
-    sequence: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_begin(t, a, sequence))
-}
-
-extern "C" fn thread_wait<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _contingent: CommRef,
-    sequence: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_wait(t, a, sequence))
-}
-
-extern "C" fn thread_end<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _contingent: CommRef,
-    sequence: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.thread_end(t, a, sequence))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn put<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    win: RmaWinRef,
-    remote: u32,
-    bytes: u64,
-    matching: u64,
-) -> CallbackCode {
-    let r = RmaTransfer {
-        win,
-        remote,
-        bytes,
-        matching,
-    };
-    call(d, a, |h: &mut H, a| h.rma_put(t, a, r))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn get<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    win: RmaWinRef,
-    remote: u32,
-    bytes: u64,
-    matching: u64,
-) -> CallbackCode {
-    let r = RmaTransfer {
-        win,
-        remote,
-        bytes,
-        matching,
-    };
-    call(d, a, |h: &mut H, a| h.rma_get(t, a, r))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn atomic<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    win: RmaWinRef,
-    remote: u32,
-    kind: u8,
-    sent: u64,
-    received: u64,
-    matching: u64,
-) -> CallbackCode {
-    let r = RmaAtomic {
-        win,
-        remote,
-        kind,
-        sent,
-        received,
-        matching,
-    };
-    call(d, a, |h: &mut H, a| h.rma_atomic(t, a, r))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn rma_sync<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _win: RmaWinRef,
-    remote: u32,
-    _kind: u8,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.rma_sync(t, a, remote))
-}
-
-extern "C" fn wait_change<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    _win: RmaWinRef,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.rma_wait_change(t, a))
+trampolines! {
+    enter(r: u32) |h, t, a| h.enter(t, a, r);
+    leave(r: u32) |h, t, a| h.leave(t, a, r);
+    send(peer: u32, comm: CommRef, tag: u32, bytes: u64)
+        |h, t, a| h.mpi_send(t, a, Message { peer, comm, tag, bytes });
+    recv(peer: u32, comm: CommRef, tag: u32, bytes: u64)
+        |h, t, a| h.mpi_recv(t, a, Message { peer, comm, tag, bytes });
+    isend(peer: u32, comm: CommRef, tag: u32, bytes: u64, request: u64)
+        |h, t, a| h.mpi_isend(t, a, Message { peer, comm, tag, bytes }, request);
+    irecv(peer: u32, comm: CommRef, tag: u32, bytes: u64, request: u64)
+        |h, t, a| h.mpi_irecv(t, a, Message { peer, comm, tag, bytes }, request);
+    isend_complete(request: u64) |h, t, a| h.mpi_isend_complete(t, a, request);
+    irecv_request(request: u64) |h, t, a| h.mpi_irecv_request(t, a, request);
+    coll_begin() |h, t, a| h.mpi_collective_begin(t, a);
+    coll_end(op: u8, comm: CommRef, root: u32, sent: u64, received: u64)
+        |h, t, a| h.mpi_collective_end(t, a, CollectiveEnd { op, comm, root, sent, received });
+    fork(model: u8, size: u32) |h, t, a| h.thread_fork(t, a, model, size);
+    join(model: u8) |h, t, a| h.thread_join(t, a, model);
+    acquire(_model: u8, lock: u32, _order: u32) |h, t, a| h.thread_acquire_lock(t, a, lock);
+    release(_model: u8, lock: u32, _order: u32) |h, t, a| h.thread_release_lock(t, a, lock);
+    thread_create(_contingent: CommRef, sequence: u64) |h, t, a| h.thread_create(t, a, sequence);
+    thread_begin(_contingent: CommRef, sequence: u64) |h, t, a| h.thread_begin(t, a, sequence);
+    thread_wait(_contingent: CommRef, sequence: u64) |h, t, a| h.thread_wait(t, a, sequence);
+    thread_end(_contingent: CommRef, sequence: u64) |h, t, a| h.thread_end(t, a, sequence);
+    put(win: RmaWinRef, remote: u32, bytes: u64, matching: u64)
+        |h, t, a| h.rma_put(t, a, RmaTransfer { win, remote, bytes, matching });
+    get(win: RmaWinRef, remote: u32, bytes: u64, matching: u64)
+        |h, t, a| h.rma_get(t, a, RmaTransfer { win, remote, bytes, matching });
+    atomic(win: RmaWinRef, remote: u32, kind: u8, sent: u64, received: u64, matching: u64)
+        |h, t, a| h.rma_atomic(t, a, RmaAtomic { win, remote, kind, sent, received, matching });
+    rma_sync(_win: RmaWinRef, remote: u32, _kind: u8) |h, t, a| h.rma_sync(t, a, remote);
+    wait_change(_win: RmaWinRef) |h, t, a| h.rma_wait_change(t, a);
+    param_int(p: ParameterRef, v: i64) |h, t, a| h.parameter_int(t, a, p, v);
+    param_uint(p: ParameterRef, v: u64) |h, t, a| h.parameter_unsigned_int(t, a, p, v);
+    flush(stop: T) |h, t, a| h.buffer_flush(t, a, stop);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -524,34 +256,4 @@ extern "C" fn metric<H: Events>(
     call(d, a, |h: &mut H, a| {
         h.metric(t, a, class, &types[..n], &values[..n])
     })
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn param_int<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    p: ParameterRef,
-    v: i64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.parameter_int(t, a, p, v))
-}
-
-#[allow(clippy::too_many_arguments)]
-extern "C" fn param_uint<H: Events>(
-    _: L,
-    t: T,
-    _: u64,
-    d: *mut c_void,
-    a: A,
-    p: ParameterRef,
-    v: u64,
-) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.parameter_unsigned_int(t, a, p, v))
-}
-
-extern "C" fn flush<H: Events>(_: L, t: T, _: u64, d: *mut c_void, a: A, stop: T) -> CallbackCode {
-    call(d, a, |h: &mut H, a| h.buffer_flush(t, a, stop))
 }
