@@ -1,7 +1,7 @@
 //! `parallax import TRACE.otf2 --out DIR`: an OTF2 archive written by
 //! another tool as a Parallax experiment.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -46,20 +46,32 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let command: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    experiment_dir::write_manifest(&a.out, &command, "imported", summary.seconds, None)?;
+    // The run's wall time is the imported trace's, not the import's.
+    let wall_s = summary.span_ns.map(|ns| ns as f64 / 1e9);
+    experiment_dir::write_manifest(&a.out, &command, "imported", wall_s.unwrap_or(0.0), None)?;
     prepared.commit();
     for w in &summary.warnings {
         crate::console::warn(w);
     }
     if let Ok(exp) = parallax_model::experiment::Experiment::open(&a.out) {
+        // The program the trace names, else the archive's name.
+        let named = exp
+            .processes
+            .first()
+            .and_then(|p| p.info.as_ref())
+            .map(|i| i.program.as_str())
+            .filter(|p| !p.starts_with("imported from "))
+            .and_then(|p| Path::new(p).file_name())
+            .map(|n| n.to_string_lossy().into_owned());
         let meta = parallax_db::RunMeta {
-            program: a
-                .trace
-                .file_stem()
-                .map_or_else(|| "imported".into(), |s| s.to_string_lossy().into_owned()),
+            program: named.unwrap_or_else(|| {
+                a.trace
+                    .file_stem()
+                    .map_or_else(|| "imported".into(), |s| s.to_string_lossy().into_owned())
+            }),
             command,
             status: "imported".into(),
-            wall_s: None,
+            wall_s,
             ..Default::default()
         };
         crate::db::record(&a.db, &exp, None, None, meta);

@@ -136,3 +136,51 @@ fn flat(dir: &Path) -> BTreeMap<String, (String, String)> {
         })
         .collect()
 }
+
+#[test]
+fn score_p_runs_carry_their_own_program_time_and_clock() {
+    let dir = imported("scorep-meta");
+    let exp = open(&dir);
+    for p in &exp.processes {
+        let info = p.info.as_ref().unwrap();
+        // The program its ProgramBegin records name.
+        assert_eq!(
+            info.program,
+            "/g/g92/bhatele1/umd/traces/score-p/ping-pong.otf2"
+        );
+        // Its ProgramEnd records say the exit status is undefined.
+        assert!(!p.properties.iter().any(|(k, _)| k == "otf2.exit_status"));
+    }
+    let text = stdout(&parallax().arg("report").arg(&dir).output().unwrap());
+    assert!(
+        text.contains("Clock       the OTF2 archive's timer, 2.095 GHz"),
+        "{text}"
+    );
+    // The wall time is the trace's (418,210,708 ticks at 2,095,197,216 per
+    // second), not the import's.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let wall = manifest["wall_seconds"].as_f64().unwrap();
+    assert!((wall - 0.199_604).abs() < 1e-5, "wall {wall}");
+    // The archive gives no date: the run's start is unknown, not 1970.
+    let db = dir.with_extension("sqlite");
+    let o = parallax()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(archive())
+        .arg("--out")
+        .arg(dir.with_extension("again"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list = stdout(
+        &parallax()
+            .args(["db", "list", "--db"])
+            .arg(&db)
+            .output()
+            .unwrap(),
+    );
+    assert!(list.contains("ping-pong.otf2"), "{list}");
+    assert!(list.contains("199.604 ms"), "{list}");
+    assert!(!list.contains("1970"), "{list}");
+}

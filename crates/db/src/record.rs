@@ -152,7 +152,8 @@ impl Db {
             prof.locations.len() as i64,
         );
         let (start, mode) = (
-            first.map(|i| i.start_unix_ns as i64),
+            // 0: the start is not known (an imported trace's).
+            first.map(|i| i.start_unix_ns as i64).filter(|&t| t > 0),
             first.map(|i| i.mode.name()),
         );
         let (version, command) = (

@@ -152,6 +152,8 @@ pub struct Summary {
     pub native_bytes: u64,
     /// Problems met on the way; the data before each was exported.
     pub warnings: Vec<String>,
+    /// Of an import: how long the imported trace lasted, ns.
+    pub span_ns: Option<u64>,
 }
 
 impl Summary {

@@ -157,6 +157,10 @@ pub struct Location {
     pub spill: Option<PathBuf>,
 }
 
+/// The process property that names its clock where the clock source does
+/// not say what it is: an imported trace's times are its writer's ticks.
+pub const CLOCK_PROPERTY: &str = "clock";
+
 /// Everything a process recorded except its events.
 #[derive(Clone, Debug)]
 pub struct Process {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use parallax_analysis::concurrency::Concurrency;
 use parallax_model::defs::Probe;
-use parallax_model::experiment::{Experiment, Process};
+use parallax_model::experiment::{Experiment, Process, CLOCK_PROPERTY};
 use parallax_output::text::inert;
 use parallax_view::names::{kind_label, LocationNames};
 use parallax_view::profile::{ExperimentProfile, FlatRow, LocationProfile, PathRow, Source};
@@ -222,7 +222,11 @@ fn probe_costs(s: &mut String, p: &Process) {
             );
         }
     }
-    let _ = writeln!(s, "Clock       {:?}, {:.3} GHz", p.clock_source, ghz);
+    let clock = match p.properties.iter().find(|(k, _)| k == CLOCK_PROPERTY) {
+        Some((_, name)) => name.clone(),
+        None => format!("{:?}", p.clock_source),
+    };
+    let _ = writeln!(s, "Clock       {clock}, {ghz:.3} GHz");
     if let Some(last) = lines.last_mut() {
         last.push_str("(ns, at start)");
     }

@@ -9,7 +9,7 @@ use super::MARK_BASE;
 use crate::otf2::libotf2::consts as f;
 use crate::otf2::libotf2::{
     Attributes, CollectiveEnd, Events, Message, MetricRef, ParameterRef, RegionRef, RmaAtomic,
-    RmaTransfer, TimeStamp,
+    RmaTransfer, StringRef, TimeStamp,
 };
 use crate::Error;
 
@@ -17,6 +17,9 @@ use crate::Error;
 type Flow = std::ops::ControlFlow<()>;
 const GO_ON: Flow = Flow::Continue(());
 const STOP: Flow = Flow::Break(());
+
+/// Program arguments kept from a `ProgramBegin` record.
+const MAX_ARGS: usize = 256;
 
 /// The refs of the attributes Parallax's export writes, where defined.
 #[derive(Clone, Copy)]
@@ -44,6 +47,11 @@ pub(super) struct LocReader<'m> {
     /// Teams forked and not yet joined.
     teams: Vec<u64>,
     next_team: u64,
+    /// The program, as its `ProgramBegin` record names it, with its
+    /// arguments (string refs).
+    pub(super) program: Option<(StringRef, Vec<StringRef>)>,
+    /// Its exit status, from its `ProgramEnd` record.
+    pub(super) exit_status: Option<i64>,
 }
 
 impl<'m> LocReader<'m> {
@@ -64,6 +72,8 @@ impl<'m> LocReader<'m> {
             },
             maps,
             teams: Vec::new(),
+            program: None,
+            exit_status: None,
             next_team: 0,
         }
     }
@@ -337,5 +347,22 @@ impl Events for LocReader<'_> {
         let r = self.push(t, EventKind::FlushBegin);
         self.pending_flush_end = Some(stop.max(t));
         r
+    }
+    fn program_begin(
+        &mut self,
+        _: TimeStamp,
+        _: &Attributes<'_>,
+        name: StringRef,
+        args: &[StringRef],
+    ) -> Flow {
+        // Bounded: a hostile archive may claim any number of arguments.
+        let args = args.iter().take(MAX_ARGS).copied().collect();
+        self.program.get_or_insert((name, args));
+        GO_ON
+    }
+    fn program_end(&mut self, _: TimeStamp, _: &Attributes<'_>, exit_status: i64) -> Flow {
+        // OTF2's undefined status: the writer did not know it.
+        self.exit_status = (exit_status != i64::MIN).then_some(exit_status);
+        GO_ON
     }
 }

@@ -5,10 +5,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use parallax_model::defs::{ClockSource, Def, Mode, Probe, ProcessInfo};
+use parallax_model::experiment::CLOCK_PROPERTY;
 use parallax_model::region::RegionKind;
 
 use super::kinds::{region_kind, thread_name};
-use super::{ImportOptions, MARK_BASE};
+use super::{ImportOptions, Program, MARK_BASE};
 use crate::otf2::export::{ATTRIBUTES, EVENT_PARAMS};
 use crate::otf2::libotf2::consts as f;
 use crate::otf2::libotf2::{
@@ -106,7 +107,7 @@ pub(super) struct Clock {
     /// ns since the Unix epoch at the trace's start, or 0.
     unix0: u64,
     /// The trace's length in ns.
-    span_ns: u64,
+    pub(super) span_ns: u64,
 }
 
 impl Clock {
@@ -130,7 +131,7 @@ pub(super) struct EventMaps {
 }
 
 impl Globals {
-    fn s(&self, r: u32) -> String {
+    pub(super) fn s(&self, r: u32) -> String {
         self.strings.get(&r).cloned().unwrap_or_default()
     }
 
@@ -363,7 +364,7 @@ impl Globals {
         threads: &[Thread],
         common: &[Def],
         clock: &Clock,
-        program: &str,
+        program: &Program,
     ) -> Vec<Def> {
         let host = self
             .tree
@@ -374,8 +375,8 @@ impl Globals {
             ranks: self.loc_groups.len() as u32,
             pid: 0,
             host,
-            program: program.to_string(),
-            args: Vec::new(),
+            program: program.name.clone(),
+            args: program.args.clone(),
             start_unix_ns: clock.unix0,
             mode: Mode::Trace,
             version: env!("CARGO_PKG_VERSION").to_string(),
@@ -385,6 +386,18 @@ impl Globals {
             key: "otf2.location_group".into(),
             value: self.s(lg.name),
         });
+        // Times are the archive's ticks: say so where a run would name
+        // its clock.
+        defs.push(Def::Property {
+            key: CLOCK_PROPERTY.into(),
+            value: "the OTF2 archive's timer".into(),
+        });
+        if let Some(status) = program.exit_status {
+            defs.push(Def::Property {
+                key: "otf2.exit_status".into(),
+                value: status.to_string(),
+            });
+        }
         for t in threads.iter().filter(|t| t.rank == rank) {
             let name = self
                 .locations

@@ -24,6 +24,7 @@ mod events;
 mod globals;
 mod kinds;
 
+use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::io::Write;
 use std::path::Path;
@@ -33,7 +34,7 @@ use parallax_model::defs::Def;
 use parallax_model::experiment::{events_file, rank_dir, EventWriter, DEFS_FILE};
 use parallax_model::file::{self, FileKind};
 
-use super::libotf2::{EvtCallbacks, Reader};
+use super::libotf2::{EvtCallbacks, Reader, StringRef};
 use super::ImportOptions;
 use crate::{Error, ErrorKind, Summary};
 use events::LocReader;
@@ -60,10 +61,49 @@ pub fn import(anchor: &Path, out: &Path, opts: &ImportOptions) -> Result<Summary
     if threads.is_empty() {
         return Err(Error::new(ErrorKind::Otf2, "the archive defines no locations").at(anchor));
     }
-    let maps = write_definitions(&g, &threads, anchor, out, opts)?;
-    read_events(&mut reader, &threads, &maps, anchor, out, &mut summary)?;
+    let (mut common, clock) = g.clock();
+    let maps = g.common_defs(&threads, opts, &mut common);
+    for rank in 0..g.loc_groups.len() as u32 {
+        let dir = out.join(rank_dir(rank));
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    }
+    // The events first: they name the program (`ProgramBegin`), which the
+    // definitions hold.
+    let programs = read_events(&mut reader, &threads, &maps, anchor, out, &mut summary)?;
+    for (i, lg) in g.loc_groups.iter().enumerate() {
+        let rank = i as u32;
+        let program = match programs.get(&rank) {
+            Some((name, args, exit_status)) => Program {
+                name: g.s(*name),
+                args: args.iter().map(|&a| g.s(a)).collect(),
+                exit_status: *exit_status,
+            },
+            None => Program {
+                name: format!("imported from {}", anchor.display()),
+                ..Program::default()
+            },
+        };
+        let defs = g.process_defs(rank, lg, &threads, &common, &clock, &program);
+        write_defs(&out.join(rank_dir(rank)).join(DEFS_FILE), rank, &defs)?;
+    }
+    summary.span_ns = Some(clock.span_ns);
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// A program as a `ProgramBegin` record names it (string refs), with the
+/// exit status of its `ProgramEnd`.
+type NamedProgram = (StringRef, Vec<StringRef>, Option<i64>);
+
+/// A process's program as its trace names it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Program {
+    /// Its name (a path, as the writer saw it).
+    pub(super) name: String,
+    /// Its arguments.
+    pub(super) args: Vec<String>,
+    /// Its exit status, if the trace recorded its end.
+    pub(super) exit_status: Option<i64>,
 }
 
 /// Reads the archive's global definitions.
@@ -79,30 +119,8 @@ fn read_globals(reader: &Reader, anchor: &Path) -> Result<Globals, Error> {
     Ok(g)
 }
 
-/// Writes one directory and definitions file per process; what reading
-/// the events needs of the definitions.
-fn write_definitions(
-    g: &Globals,
-    threads: &[Thread],
-    anchor: &Path,
-    out: &Path,
-    opts: &ImportOptions,
-) -> Result<EventMaps, Error> {
-    let (mut common, clock) = g.clock();
-    let maps = g.common_defs(threads, opts, &mut common);
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-    let program = format!("imported from {}", anchor.display());
-    for (i, lg) in g.loc_groups.iter().enumerate() {
-        let rank = i as u32;
-        let dir = out.join(rank_dir(rank));
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        let defs = g.process_defs(rank, lg, threads, &common, &clock, &program);
-        write_defs(&dir.join(DEFS_FILE), rank, &defs)?;
-    }
-    Ok(maps)
-}
-
-/// Reads every thread's events into its event file.
+/// Reads every thread's events into its event file; the program of each
+/// rank whose trace names it.
 fn read_events(
     reader: &mut Reader,
     threads: &[Thread],
@@ -110,7 +128,7 @@ fn read_events(
     anchor: &Path,
     out: &Path,
     summary: &mut Summary,
-) -> Result<(), Error> {
+) -> Result<BTreeMap<u32, NamedProgram>, Error> {
     for t in threads {
         reader
             .select_location(t.loc)
@@ -134,14 +152,16 @@ fn read_events(
     result
 }
 
-/// Reads each thread's events (event files open).
+/// Reads each thread's events (event files open); the program of each
+/// rank whose trace names it.
 fn read_locations(
     reader: &Reader,
     threads: &[Thread],
     maps: &EventMaps,
     out: &Path,
     summary: &mut Summary,
-) -> Result<(), Error> {
+) -> Result<BTreeMap<u32, NamedProgram>, Error> {
+    let mut programs = BTreeMap::new();
     let callbacks = EvtCallbacks::<LocReader>::new().map_err(|e| e.during("event callbacks"))?;
     let evt_readers: Vec<_> = threads.iter().map(|t| reader.evt_reader(t.loc)).collect();
     for (t, er) in threads.iter().zip(evt_readers) {
@@ -167,11 +187,14 @@ fn read_locations(
             ));
         }
         summary.events += st.count;
+        if let Some((name, args)) = st.program.take() {
+            programs.entry(rank).or_insert((name, args, st.exit_status));
+        }
         if let Some(w) = w {
             w.finish()?;
         }
     }
-    Ok(())
+    Ok(programs)
 }
 
 /// Checks every file of the archive of `anchor` before libotf2 opens any:

@@ -277,6 +277,24 @@ pub type EvBufferFlush = extern "C" fn(
     *mut AttributeList,
     TimeStamp,
 ) -> CallbackCode;
+pub type EvProgramBegin = extern "C" fn(
+    LocationRef,
+    TimeStamp,
+    u64,
+    *mut c_void,
+    *mut AttributeList,
+    StringRef,
+    u32,
+    *const StringRef,
+) -> CallbackCode;
+pub type EvProgramEnd = extern "C" fn(
+    LocationRef,
+    TimeStamp,
+    u64,
+    *mut c_void,
+    *mut AttributeList,
+    i64,
+) -> CallbackCode;
 pub type EvUnknown =
     extern "C" fn(LocationRef, TimeStamp, u64, *mut c_void, *mut AttributeList) -> CallbackCode;
 
@@ -865,5 +883,13 @@ extern "C" {
     pub fn OTF2_EvtReaderCallbacks_SetBufferFlushCallback(
         c: *mut EvtReaderCallbacks,
         f: EvBufferFlush,
+    ) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetProgramBeginCallback(
+        c: *mut EvtReaderCallbacks,
+        f: EvProgramBegin,
+    ) -> ErrorCode;
+    pub fn OTF2_EvtReaderCallbacks_SetProgramEndCallback(
+        c: *mut EvtReaderCallbacks,
+        f: EvProgramEnd,
     ) -> ErrorCode;
 }

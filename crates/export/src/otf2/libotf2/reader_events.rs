@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use std::ops::ControlFlow;
 
 use super::consts::{self as c, CallbackCode, CommRef, LocationRef, MetricRef, ParameterRef};
-use super::consts::{AttributeRef, RegionRef, RmaWinRef, TimeStamp};
+use super::consts::{AttributeRef, RegionRef, RmaWinRef, StringRef, TimeStamp};
 use super::ffi;
 use super::global_defs::slice;
 use super::records::{CollectiveEnd, Message, RmaAtomic, RmaTransfer};
@@ -61,6 +61,16 @@ pub trait Events {
     ) -> Flow;
     /// The measurement flushed its buffer from `t` to `stop`.
     fn buffer_flush(&mut self, t: TimeStamp, a: &Attributes<'_>, stop: TimeStamp) -> Flow;
+    /// The program started, named `name` with the arguments `args`.
+    fn program_begin(
+        &mut self,
+        t: TimeStamp,
+        a: &Attributes<'_>,
+        name: StringRef,
+        args: &[StringRef],
+    ) -> Flow;
+    /// The program ended with `exit_status`.
+    fn program_end(&mut self, t: TimeStamp, a: &Attributes<'_>, exit_status: i64) -> Flow;
 }
 
 /// The attributes of the record being read.
@@ -133,6 +143,8 @@ impl<H: Events> EvtCallbacks<H> {
                 OTF2_EvtReaderCallbacks_SetParameterIntCallback(raw, param_int::<H>),
                 OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(raw, param_uint::<H>),
                 OTF2_EvtReaderCallbacks_SetBufferFlushCallback(raw, flush::<H>),
+                OTF2_EvtReaderCallbacks_SetProgramBeginCallback(raw, program_begin::<H>),
+                OTF2_EvtReaderCallbacks_SetProgramEndCallback(raw, program_end::<H>),
             ] {
                 Otf2Error::check(code)?;
             }
@@ -232,6 +244,23 @@ trampolines! {
     param_int(p: ParameterRef, v: i64) |h, t, a| h.parameter_int(t, a, p, v);
     param_uint(p: ParameterRef, v: u64) |h, t, a| h.parameter_unsigned_int(t, a, p, v);
     flush(stop: T) |h, t, a| h.buffer_flush(t, a, stop);
+    program_end(status: i64) |h, t, a| h.program_end(t, a, status);
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn program_begin<H: Events>(
+    _: L,
+    t: T,
+    _: u64,
+    d: *mut c_void,
+    a: A,
+    name: StringRef,
+    n: u32,
+    args: *const StringRef,
+) -> CallbackCode {
+    // Safety: libotf2 passes `n` arguments at `args`.
+    let args = unsafe { slice(args, n as usize) };
+    call(d, a, |h: &mut H, a| h.program_begin(t, a, name, args))
 }
 
 #[allow(clippy::too_many_arguments)]
