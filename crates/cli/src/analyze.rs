@@ -9,7 +9,6 @@ use serde_json::{json, Value};
 use parallax_analysis::bottleneck::{
     self, profiles, Baselines, Config, Finding, RegionBalance, Report, Where,
 };
-use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
 use parallax_report::text::bottlenecks::{self, balance_rows, share};
 use parallax_view::profile::ExperimentProfile;
@@ -25,8 +24,9 @@ pub struct Args {
     /// Findings and rows per table in text output.
     #[arg(long, default_value_t = 20)]
     pub top: usize,
-    /// Analysis threads (1: sequential; the result is the same).
-    #[arg(long, default_value_t = 1)]
+    /// Analysis threads (0: all cores; 1: sequential; the result is the
+    /// same).
+    #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// How the passes run: seq, threads (--threads of them) or mpi
     /// (the ranks of `mpirun -np N parallax analyze ...`); the result is
@@ -60,7 +60,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
         cfg.baselines = b;
         warnings.extend(w);
     }
-    let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
+    let run = crate::executor::start(a.executor, a.threads)?;
     let traced = exp
         .processes
         .iter()

@@ -25,7 +25,7 @@ const KIND: Kind = Kind::starting_with("a baselines file", &[b"# construct locat
 pub struct Args {
     /// Where to store the baselines (default: $PARALLAX_BASELINES, else
     /// ~/.config/parallax/baselines.txt).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// Largest barrier size measured (default: twice the cores).
     #[arg(long)]

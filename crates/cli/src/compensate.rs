@@ -10,7 +10,6 @@ use serde_json::json;
 use parallax_analysis::compensate::{
     self, Convention, Costs, Liberal, LocSummary, Options, Summary,
 };
-use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
 
 use parallax_report::text::fmt;
@@ -23,25 +22,39 @@ pub struct Args {
     /// Where to write the approximated experiment [default: DIR-compensated].
     #[arg(long, short)]
     pub out: Option<PathBuf>,
-    /// Cost of every probe in ns, instead of the experiment's own
-    /// calibration (needed for experiments imported from other tools).
-    #[arg(long, value_name = "NS")]
-    pub alpha: Option<f64>,
-    /// Cost of an enter probe in ns (with --alpha-leave and --alpha-event).
-    #[arg(long, value_name = "NS", requires_all = ["alpha_leave", "alpha_event"], conflicts_with = "alpha")]
-    pub alpha_enter: Option<f64>,
+    /// Cost of every probe in ns (the thesis's α), instead of the
+    /// experiment's own calibration (needed for experiments imported from
+    /// other tools without `import --probe-cost-ns`).
+    #[arg(long, value_name = "NS", visible_alias = "alpha")]
+    pub probe_cost_ns: Option<f64>,
+    /// Cost of an enter probe in ns (with --leave-cost-ns and
+    /// --event-cost-ns).
+    #[arg(long, value_name = "NS", visible_alias = "alpha-enter",
+          requires_all = ["leave_cost_ns", "event_cost_ns"], conflicts_with = "probe_cost_ns")]
+    pub enter_cost_ns: Option<f64>,
     /// Cost of a leave probe in ns.
-    #[arg(long, value_name = "NS", requires = "alpha_enter")]
-    pub alpha_leave: Option<f64>,
+    #[arg(
+        long,
+        value_name = "NS",
+        visible_alias = "alpha-leave",
+        requires = "enter_cost_ns"
+    )]
+    pub leave_cost_ns: Option<f64>,
     /// Cost of any other event probe in ns.
-    #[arg(long, value_name = "NS", requires = "alpha_enter")]
-    pub alpha_event: Option<f64>,
+    #[arg(
+        long,
+        value_name = "NS",
+        visible_alias = "alpha-event",
+        requires = "enter_cost_ns"
+    )]
+    pub event_cost_ns: Option<f64>,
     /// How the partner's probe counts where an event's time comes from
     /// another location: `consistent` removes it like every other probe;
     /// `literal` follows the thesis's fork/join rules as printed.
     #[arg(long, default_value = "consistent", value_parser = ["consistent", "literal"])]
     pub convention: String,
-    /// Analysis threads (1: sequential; the result is the same).
+    /// Analysis threads (0: all cores; 1: sequential; the result is the
+    /// same).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// How the passes run: seq, threads or mpi (the ranks of `mpirun -np
@@ -78,7 +91,12 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     if out.canonicalize().ok() == a.dir.canonicalize().ok() {
         anyhow::bail!("--out must differ from the experiment being compensated");
     }
-    let costs = match (a.alpha, a.alpha_enter, a.alpha_leave, a.alpha_event) {
+    let costs = match (
+        a.probe_cost_ns,
+        a.enter_cost_ns,
+        a.leave_cost_ns,
+        a.event_cost_ns,
+    ) {
         (Some(x), ..) => Some(Costs::uniform(check(x)?)),
         (None, Some(e), Some(l), Some(v)) => Some(Costs::per_kind(check(e)?, check(l)?, check(v)?)),
         _ => None,
@@ -100,7 +118,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
             }
         },
     };
-    let run = crate::executor::start(a.executor, a.threads, Executor::pool())?;
+    let run = crate::executor::start(a.executor, a.threads)?;
     // One process prepares the directory that every rank writes into.
     let prepared = if run.is_root() {
         Some(run.all_or_none(crate::experiment_dir::prepare(&out))?)

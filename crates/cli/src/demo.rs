@@ -22,7 +22,7 @@ use crate::experiment_dir;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Experiment directory (replaced if it holds an earlier experiment).
-    #[arg(long, default_value = "parallax-demo")]
+    #[arg(short, long, default_value = "parallax-demo")]
     pub out: PathBuf,
     /// What to record.
     #[arg(long, default_value = "both", value_parser = parse_mode)]

@@ -37,11 +37,11 @@ impl Running {
     }
 }
 
-/// The executor for `kind`; without one, `threads` decides as before
-/// (`default` for 0).
-pub fn start(kind: Option<Kind>, threads: usize, default: Executor) -> anyhow::Result<Running> {
+/// The executor for `kind`; without one, `threads` decides: 0 a pool of
+/// all cores, 1 sequential, more a pool of that many.
+pub fn start(kind: Option<Kind>, threads: usize) -> anyhow::Result<Running> {
     let pool = |n: usize| match n {
-        0 => default,
+        0 => Executor::pool(),
         1 => Executor::Sequential,
         n => Executor::Threads(n),
     };

@@ -22,7 +22,7 @@ pub struct Args {
     pub format: Format,
     /// Output file (for otf2: the anchor file NAME.otf2, with a directory
     /// NAME beside it).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: PathBuf,
     /// Export only this location, RANK:THREAD (or every thread of RANK);
     /// may be repeated.

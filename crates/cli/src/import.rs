@@ -17,7 +17,7 @@ pub struct Args {
     pub trace: PathBuf,
     /// Experiment directory to create (replaced if it holds an earlier
     /// experiment).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: PathBuf,
     /// Cost of one probe in ns in the measurement that wrote the trace,
     /// recorded as calibration so that compensation can remove it.

@@ -8,7 +8,6 @@ use anyhow::Context;
 use serde_json::{json, Value};
 
 use parallax_analysis::concurrency::{self, Concurrency};
-use parallax_analysis::executor::Executor;
 use parallax_model::experiment::Experiment;
 use parallax_report::term::{Paint, Progress};
 use parallax_report::text::profile::{self, calls_in_all, Whole};
@@ -29,8 +28,9 @@ pub struct Args {
     /// Leave out the per-location sections.
     #[arg(long)]
     pub total_only: bool,
-    /// Threads deriving profiles from traces (with --executor threads).
-    #[arg(long, default_value_t = 1)]
+    /// Threads deriving profiles from traces (0: all cores; 1:
+    /// sequential; the result is the same).
+    #[arg(long, default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// How profiles are derived from traces: seq, threads or mpi (the
     /// ranks of `mpirun -np N parallax report ...`); the result is the
@@ -51,7 +51,7 @@ pub fn main(a: Args) -> anyhow::Result<std::process::ExitCode> {
     })?;
     // Profiles derived from a long trace take a while: a spinner says so.
     let progress = Progress::new("reading profiles", 0);
-    let run = crate::executor::start(a.executor, a.threads, Executor::Sequential)?;
+    let run = crate::executor::start(a.executor, a.threads)?;
     let prof = run.all_or_none(run.exec.load_profile(&exp).map_err(Into::into))?;
     drop(progress);
     if !run.is_root() {

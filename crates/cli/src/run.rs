@@ -42,7 +42,7 @@ pub struct Args {
     pub mode: Mode,
     /// Experiment directory [default: parallax-<program>-<date>-<time>, or
     /// parallax-<program>-job-<id> under an MPI launcher].
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// Trace buffer per thread, e.g. 4m.
     #[arg(long)]

@@ -250,7 +250,8 @@ fn mpi_messages_keep_their_order_after_compensation() {
 #[test]
 fn imported_experiments_need_a_probe_cost() {
     // An experiment exported to OTF2 and imported back has no calibration
-    // of its own: compensation asks for --alpha, and accepts it.
+    // of its own: compensation asks for --probe-cost-ns, and accepts it
+    // (and its older name --alpha).
     let dir = tmp("comp-import");
     let exp = dir.join("exp");
     let o = parallax()
@@ -284,8 +285,8 @@ fn imported_experiments_need_a_probe_cost() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--alpha"), "{}", stderr(&o));
-    let s = compensate(&imported, &dir.join("c"), &["--alpha", "30"]);
+    assert!(stderr(&o).contains("--probe-cost-ns"), "{}", stderr(&o));
+    let s = compensate(&imported, &dir.join("c"), &["--probe-cost-ns", "30"]);
     assert!(s["approximated_ns"].as_f64().unwrap() < s["measured_ns"].as_f64().unwrap());
     check_same_events(&imported, &dir.join("c"));
     // The demo's barrier imbalance is found in the imported experiment.

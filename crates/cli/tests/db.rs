@@ -105,6 +105,27 @@ fn runs_are_recorded_listed_tagged_compared_and_removed() {
         "{cmp}"
     );
     assert!(cmp.lines().all(|l| l.chars().count() <= 100), "{cmp}");
+    // The same table as JSON: both runs, and each path's value per run.
+    let cmp: Value = serde_json::from_str(&ok(db(
+        &f,
+        &["compare", "1", "2", "--metric", "excl", "--json"],
+    )))
+    .unwrap();
+    assert_eq!(cmp["runs"].as_array().unwrap().len(), 2, "{cmp}");
+    let compute = cmp["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"].as_str().unwrap().ends_with("iteration/compute"))
+        .unwrap_or_else(|| panic!("{cmp}"));
+    assert!(compute["values_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|v| v.as_f64().unwrap() > 0.0));
+    let sc: Value = serde_json::from_str(&ok(db(&f, &["scaling", "demo", "--json"]))).unwrap();
+    assert_eq!(sc.as_array().unwrap().len(), 2, "{sc}");
+    assert_eq!(sc[0]["speedup"].as_f64(), Some(1.0), "{sc}");
     let svg = d.join("scaling.svg");
     let sc = ok(db(&f, &["scaling", "demo", "--svg", svg.to_str().unwrap()]));
     assert_eq!(sc.lines().count(), 3, "{sc}");

@@ -235,7 +235,7 @@ pub fn compensate(
                         ErrorKind::Invalid,
                         format!(
                             "rank {} recorded no probe calibration (an imported experiment?): \
-                     give the probe cost with --alpha, or import with --probe-cost-ns",
+                     give the probe cost with --probe-cost-ns, or import with --probe-cost-ns",
                             p.rank
                         ),
                     )

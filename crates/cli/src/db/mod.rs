@@ -36,6 +36,9 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
     /// List the recorded runs.
+    #[command(
+        after_help = "Examples:\n  parallax db list\n  parallax db list --tag nightly --json"
+    )]
     List {
         /// Only runs with this tag.
         #[arg(long)]
@@ -49,6 +52,9 @@ pub enum Command {
     },
     /// Show one run: metadata, derived metrics, heaviest call paths,
     /// findings.
+    #[command(
+        after_help = "Examples:\n  parallax db show 12\n  parallax db show 12 --top 30 --json"
+    )]
     Show {
         /// Run id.
         id: i64,
@@ -60,6 +66,9 @@ pub enum Command {
         json: bool,
     },
     /// Add (or with --remove, remove) tags of a run.
+    #[command(
+        after_help = "Examples:\n  parallax db tag 12 baseline v2\n  parallax db tag 12 --remove v2"
+    )]
     Tag {
         /// Run id.
         id: i64,
@@ -70,6 +79,7 @@ pub enum Command {
         remove: Vec<String>,
     },
     /// Remove runs from the database (their experiment directories stay).
+    #[command(after_help = "Examples:\n  parallax db rm 12 13")]
     Rm {
         /// Run ids.
         #[arg(required = true)]
@@ -77,6 +87,9 @@ pub enum Command {
     },
     /// Run one read-only SQL statement (see docs/database.md for the
     /// schema and example queries).
+    #[command(
+        after_help = "Examples:\n  parallax db query 'select id, program, wall_s from runs'\n  parallax db query - --json < query.sql"
+    )]
     Query {
         /// The statement (`-` reads it from standard input).
         #[arg(allow_hyphen_values = true)]
@@ -92,6 +105,9 @@ pub enum Command {
         max_rows: usize,
     },
     /// Call paths × runs, with each run's metadata (like Thicket).
+    #[command(
+        after_help = "Examples:\n  parallax db compare 12 13 14\n  parallax db compare --tag nightly --metric max --json"
+    )]
     Compare {
         /// Run ids (default: every run with --tag, or the last 5).
         ids: Vec<i64>,
@@ -105,22 +121,37 @@ pub enum Command {
         /// Rows shown.
         #[arg(long, default_value_t = 25)]
         top: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Wall time, speedup and efficiency of a program's runs by size.
+    #[command(
+        after_help = "Examples:\n  parallax db scaling jacobi\n  parallax db scaling jacobi --svg scaling.svg --json"
+    )]
     Scaling {
         /// Program name, as `db list` shows it.
         program: String,
         /// Also write the scaling chart as SVG.
         #[arg(long, value_name = "FILE")]
         svg: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Attach findings to a run: from a file (`parallax analyze --json`
     /// output), or by analysing the run's experiment directory.
+    #[command(
+        after_help = "Examples:\n  parallax db findings 12\n  parallax db findings 12 findings.json --json"
+    )]
     Findings {
         /// Run id.
         id: i64,
         /// The JSON file (`{"findings": [...]}`) [default: analyse the run].
         file: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -240,6 +271,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             tag,
             metric,
             top,
+            json,
         } => {
             let ids = if !ids.is_empty() {
                 ids
@@ -255,12 +287,28 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             anyhow::ensure!(!ids.is_empty(), "no runs to compare");
             let m = Metric::parse(&metric).unwrap_or(Metric::Inclusive);
             let t = db.compare(&ids, m, top)?;
-            crate::console::out(&runs::compare(&t, &metric))?;
+            if json {
+                crate::console::out_json(&compare_json(&t, &metric))?;
+            } else {
+                crate::console::out(&runs::compare(&t, &metric))?;
+            }
         }
-        Command::Scaling { program, svg } => {
+        Command::Scaling { program, svg, json } => {
             let pts = db.scaling(&program)?;
             anyhow::ensure!(!pts.is_empty(), "no runs of `{program}` with a wall time");
             let base = &pts[0];
+            if json {
+                let v: Vec<_> = pts
+                    .iter()
+                    .map(|p| {
+                        let s = base.wall_s / p.wall_s.max(1e-12);
+                        let e = s * base.threads as f64 / p.threads.max(1) as f64;
+                        json!({"run": p.run, "ranks": p.ranks, "locations": p.threads,
+                               "wall_s": p.wall_s, "speedup": s, "efficiency": e})
+                    })
+                    .collect();
+                crate::console::out_json(&v)?;
+            }
             let cols = ["run", "ranks", "locs", "wall", "speedup", "efficiency"].map(String::from);
             let rows: Vec<Vec<String>> = pts
                 .iter()
@@ -277,7 +325,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                     ]
                 })
                 .collect();
-            crate::console::out(&fmt::table(&cols, &rows, 100))?;
+            if !json {
+                crate::console::out(&fmt::table(&cols, &rows, 100))?;
+            }
             if let Some(f) = svg {
                 let series: Vec<(f64, f64)> =
                     pts.iter().map(|p| (p.threads as f64, p.wall_s)).collect();
@@ -287,7 +337,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 crate::console::note(&format!("scaling chart in {}", f.display()));
             }
         }
-        Command::Findings { id, file } => {
+        Command::Findings { id, file, json } => {
             let f = match file {
                 Some(file) => parallax_db::findings::read_file(&file)
                     .map_err(|e| anyhow::anyhow!("cannot read findings: {e}"))?,
@@ -299,7 +349,12 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                 }
             };
             db.set_findings(id, &f)?;
-            crate::console::out(&format!("run {id}: {} finding(s)\n", f.len()))?;
+            if json {
+                let v: Vec<_> = f.iter().map(parallax_db::findings::to_json).collect();
+                crate::console::out_json(&json!({"run": id, "findings": v}))?;
+            } else {
+                crate::console::out(&format!("run {id}: {} finding(s)\n", f.len()))?;
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -314,6 +369,18 @@ fn status(r: &parallax_db::RunRow) -> String {
         .and_then(|t| serde_json::from_str(t).ok())
         .and_then(|v| Runner::from_json(&v));
     runner::describe(r.status.as_deref().unwrap_or("-"), runner.as_ref())
+}
+
+/// `db compare --json`: the runs, and each call path's value per run
+/// (null where a run never reached it).
+fn compare_json(t: &parallax_db::query::CompareTable, metric: &str) -> serde_json::Value {
+    json!({
+        "metric": metric,
+        "runs": t.runs.iter().map(run_json).collect::<Vec<_>>(),
+        "paths": t.rows.iter().map(|(path, depth, values)| {
+            json!({"path": path, "depth": depth, "values_ns": values})
+        }).collect::<Vec<_>>(),
+    })
 }
 
 fn run_json(r: &parallax_db::RunRow) -> serde_json::Value {
