@@ -21,6 +21,7 @@ mod posts;
 mod profile_only;
 mod schedule;
 mod sharing;
+mod stats;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,8 +32,8 @@ use parallax_model::experiment::{self, EventWriter, Experiment};
 use parallax_model::{Error, ErrorKind};
 
 pub use costs::{context_range, Costs};
-pub use pass::LocStats;
 pub use schedule::Rescheduled;
+pub use stats::LocStats;
 
 use crate::executor::Executor;
 use crate::pairing;

@@ -10,6 +10,7 @@ use parallax_model::profile::CallTree;
 use super::costs::{follows_its_enter, Costs, InContext};
 use super::posts::{Key, Stamp};
 use super::sharing::Sharing;
+use super::stats::LocStats;
 use super::Convention;
 use crate::pairing::{OpenCollectives, Pairing};
 use crate::replay::{LocationPass, Postings, Status};
@@ -43,47 +44,58 @@ const CLASSES: usize = 2 + Object::COUNT;
 #[derive(Debug, Default)]
 struct Current {
     ready: bool,
-    needs: Option<(Key, Class)>,
-    posts: Vec<(Key, Stamp, u32, u32)>,
+    needs: Option<Need>,
+    posts: Vec<Post>,
     /// Paired otherwise than measured (liberal).
     repaired: bool,
     /// A collective arrival contributed before the wait.
-    arrival: Option<(Key, Stamp, u32, u32)>,
+    arrival: Option<Post>,
 }
 
-/// Figures of one location.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LocStats {
-    /// Events read.
-    pub events: u64,
-    /// Measured and approximated times of the first and last event, ns.
-    pub first: Option<(f64, f64)>,
-    /// See `first`.
-    pub last: Option<(f64, f64)>,
-    /// Probe time removed, ns.
-    pub probe_ns: f64,
-    /// Its uncertainty (each probe's calibration standard deviation), ns.
-    pub uncertainty_ns: f64,
-    /// How much shorter and how much longer the location's approximated
-    /// time would be if every removed probe had cost what a probe pair
-    /// costs in the dearest and in the cheapest kind of loop timed at
-    /// calibration (`Costs::context`), ns; `None` without that measurement.
-    pub context_ns: Option<(f64, f64)>,
-    /// The runtime's flush time removed, ns.
-    pub flush_ns: f64,
-    /// Measured waiting that the approximation no longer needed, ns.
-    pub wait_removed_ns: f64,
-    /// Waiting that the approximation added (the partner became later
-    /// relative to this location), ns.
-    pub wait_added_ns: f64,
-    /// Dependent events resolved from their partner.
-    pub dependencies: u64,
-    /// Dependent events whose partner was never recorded.
-    pub unmatched: u64,
-    /// Events moved forward to keep the location's times in order.
-    pub clamped: u64,
-    /// A problem that cut the stream short.
-    pub warning: Option<String>,
+/// What an event waits for: the post's key and the dependency's class.
+#[derive(Clone, Copy, Debug)]
+struct Need {
+    key: Key,
+    class: Class,
+}
+
+/// A contribution to the board: its key and stamp, the contributions
+/// that make the value and the readers that take it.
+#[derive(Debug)]
+struct Post {
+    key: Key,
+    stamp: Stamp,
+    expected: u32,
+    readers: u32,
+}
+
+/// The previous event, from which the next one's time follows.
+#[derive(Clone, Copy, Debug)]
+struct Prev {
+    /// Its measured time, ns.
+    tm: f64,
+    /// Its approximated time, ns.
+    ta: f64,
+    /// The cost of its probe, ns.
+    alpha: f64,
+}
+
+/// The sums over one bin of `Sharing` so far (see `LocPass::removed`).
+#[derive(Clone, Copy, Debug)]
+struct BinSums {
+    /// The bin's number.
+    bin: i64,
+    /// The location's own probe cost in it, ns.
+    own: f64,
+    /// The probes' share of the cores over it, ns.
+    share: f64,
+}
+
+/// A thread's end, posted after the stream's last event.
+#[derive(Clone, Copy, Debug)]
+struct EndPost {
+    key: Key,
+    readers: u32,
 }
 
 pub struct LocPass<'a> {
@@ -104,9 +116,7 @@ pub struct LocPass<'a> {
     force: bool,
     /// The key it waits for while blocked.
     missing: Option<Key>,
-    /// Measured and approximated time of the previous event, and the cost
-    /// of its probe.
-    prev: Option<(f64, f64, f64)>,
+    prev: Option<Prev>,
     flushing: bool,
     /// Names its messages and collectives.
     deps: Sequencer,
@@ -121,9 +131,8 @@ pub struct LocPass<'a> {
     /// threads than cores (`crowded`): every stretch of time loses at
     /// least that share (see `sharing`).
     sharing: Option<&'a Sharing>,
-    /// The current bin of `sharing`, and the probe cost and the share
-    /// of it seen so far in the bin, ns.
-    shared: (i64, f64, f64),
+    /// The sums of the current bin of `sharing`.
+    shared: BinSums,
     /// How much a probe costs here against its calibration (see
     /// `InContext`), and the calibrated cost of the previous event if it
     /// was an enter.
@@ -138,7 +147,7 @@ pub struct LocPass<'a> {
     unlock_least: f64,
     /// A thread's end is posted with the stream's last event: what follows
     /// it is the runtime's own teardown.
-    end_post: Option<(Key, u32)>,
+    end_post: Option<EndPost>,
     writer: Option<EventWriter>,
     last_tick: u64,
     tree: TreeBuilder,
@@ -161,7 +170,11 @@ impl<'a> LocPass<'a> {
             pairing,
             costs,
             sharing,
-            shared: (i64::MIN, 0.0, 0.0),
+            shared: BinSums {
+                bin: i64::MIN,
+                own: 0.0,
+                share: 0.0,
+            },
             in_context: InContext::default(),
             prev_enter: None,
             prev_skipped: 0,
@@ -228,33 +241,57 @@ impl<'a> LocPass<'a> {
             ..Current::default()
         };
         match self.deps.of(rank, &e.kind) {
-            Some(Dep::Sends(m)) => c.posts.push((Key::Msg(m), Stamp { ta: 0.0, tm }, 1, 1)),
-            Some(Dep::Receives(m)) => c.needs = Some((Key::Msg(m), Class::Message)),
+            Some(Dep::Sends(m)) => c.posts.push(Post {
+                key: Key::Msg(m),
+                stamp: Stamp { ta: 0.0, tm },
+                expected: 1,
+                readers: 1,
+            }),
+            Some(Dep::Receives(m)) => {
+                c.needs = Some(Need {
+                    key: Key::Msg(m),
+                    class: Class::Message,
+                })
+            }
             Some(Dep::Collective { at: coll, op, root }) => {
                 let n = self.pairing.members(coll.comm, coll.seq);
                 let begin = self.coll_begins.end().unwrap_or_else(|| {
-                    let (ptm, pta, _) = self.prev.unwrap_or((tm, tm, 0.0));
-                    Stamp { ta: pta, tm: ptm }
+                    let p = self.prev.unwrap_or(Prev {
+                        tm,
+                        ta: tm,
+                        alpha: 0.0,
+                    });
+                    Stamp { ta: p.ta, tm: p.tm }
                 });
                 let arrivals = Key::Arrivals(coll);
                 let rooted = root != NO_ROOT && n > 1;
+                let arrive = |key, expected, readers| Post {
+                    key,
+                    stamp: begin,
+                    expected,
+                    readers,
+                };
+                let wait = |key| Need {
+                    key,
+                    class: Class::Collective,
+                };
                 match op {
                     CollectiveOp::Broadcast | CollectiveOp::Scatter if rooted => {
                         if root == rank {
-                            c.arrival = Some((Key::Root(coll), begin, 1, n - 1));
+                            c.arrival = Some(arrive(Key::Root(coll), 1, n - 1));
                         } else {
-                            c.needs = Some((Key::Root(coll), Class::Collective));
+                            c.needs = Some(wait(Key::Root(coll)));
                         }
                     }
                     CollectiveOp::Reduce | CollectiveOp::Gather if rooted => {
-                        c.arrival = Some((arrivals, begin, n, 1));
+                        c.arrival = Some(arrive(arrivals, n, 1));
                         if root == rank {
-                            c.needs = Some((arrivals, Class::Collective));
+                            c.needs = Some(wait(arrivals));
                         }
                     }
                     _ => {
-                        c.arrival = Some((arrivals, begin, n, n));
-                        c.needs = Some((arrivals, Class::Collective));
+                        c.arrival = Some(arrive(arrivals, n, n));
+                        c.needs = Some(wait(arrivals));
                     }
                 }
             }
@@ -263,10 +300,17 @@ impl<'a> LocPass<'a> {
                 self.sync_next += 1;
                 let s = self.pairing.sync(self.index, self.sync_cur);
                 c.repaired = s.repaired;
-                c.needs = s.needs().map(|l| (Key::Obj(l), Class::Object(l.object)));
+                c.needs = s.needs().map(|l| Need {
+                    key: Key::Obj(l),
+                    class: Class::Object(l.object),
+                });
                 if let Some((l, readers)) = s.posts() {
-                    c.posts
-                        .push((Key::Obj(l), Stamp { ta: 0.0, tm }, 1, readers));
+                    c.posts.push(Post {
+                        key: Key::Obj(l),
+                        stamp: Stamp { ta: 0.0, tm },
+                        expected: 1,
+                        readers,
+                    });
                 }
             }
             None => {}
@@ -278,7 +322,15 @@ impl<'a> LocPass<'a> {
     fn step(&mut self, e: &Event, tm: f64, board: &Postings<Key, Stamp>) -> bool {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
             // Most events: time-based only, nothing to wait for or post.
-            let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
+            let Prev {
+                tm: ptm,
+                ta: pta,
+                alpha: palpha,
+            } = self.prev.unwrap_or(Prev {
+                tm,
+                ta: tm,
+                alpha: 0.0,
+            });
             let palpha = palpha + self.skipped_cost(e.time);
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
@@ -297,10 +349,18 @@ impl<'a> LocPass<'a> {
         if !self.cur.ready {
             self.prepare(e, tm);
         }
-        if let Some((key, stamp, expected, readers)) = self.cur.arrival.take() {
-            board.contribute(key, stamp, expected, readers);
+        if let Some(a) = self.cur.arrival.take() {
+            board.contribute(a.key, a.stamp, a.expected, a.readers);
         }
-        let (ptm, pta, palpha) = self.prev.unwrap_or((tm, tm, 0.0));
+        let Prev {
+            tm: ptm,
+            ta: pta,
+            alpha: palpha,
+        } = self.prev.unwrap_or(Prev {
+            tm,
+            ta: tm,
+            alpha: 0.0,
+        });
         let palpha = palpha + self.skipped_cost(e.time);
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
@@ -316,7 +376,7 @@ impl<'a> LocPass<'a> {
             // Re-paired to wait for nobody: its measured waiting goes too.
             ta = pta + self.least(Class::Object(Object::Lock).index()).0;
         }
-        if let Some((key, class)) = self.cur.needs {
+        if let Some(Need { key, class }) = self.cur.needs {
             match board.take(&key) {
                 Some(p) => {
                     ta = self.resolve(local, tm, ptm, pta, palpha, p, class.index());
@@ -352,13 +412,16 @@ impl<'a> LocPass<'a> {
             let tm = self.posted_tm(tm);
             self.coll_begins.begin(Stamp { ta, tm });
         }
-        for (key, mut stamp, expected, readers) in std::mem::take(&mut self.cur.posts) {
+        for mut p in std::mem::take(&mut self.cur.posts) {
             if matches!(e.kind, EventKind::ThreadEnd { .. }) {
-                self.end_post = Some((key, readers));
+                self.end_post = Some(EndPost {
+                    key: p.key,
+                    readers: p.readers,
+                });
                 continue;
             }
-            stamp.ta = ta;
-            board.contribute(key, stamp, expected, readers);
+            p.stamp.ta = ta;
+            board.contribute(p.key, p.stamp, p.expected, p.readers);
         }
         self.cur.ready = false;
         self.cur.needs = None;
@@ -383,19 +446,24 @@ impl<'a> LocPass<'a> {
     /// whole probe although the share that dilated it was small). Also
     /// returns the bin's sums with this stretch, to keep once the event is
     /// done (an event that blocks is stepped again).
-    fn removed(&self, ptm: f64, tm: f64, palpha: f64) -> (f64, (i64, f64, f64)) {
+    fn removed(&self, ptm: f64, tm: f64, palpha: f64) -> (f64, BinSums) {
         let Some(s) = self.sharing else {
             return (palpha + self.debt, self.shared);
         };
         let bin = s.bin(ptm);
-        let (own, share) = if bin == self.shared.0 {
-            (self.shared.1, self.shared.2)
+        let (own, share) = if bin == self.shared.bin {
+            (self.shared.own, self.shared.share)
         } else {
             (0.0, 0.0)
         };
         let (own2, share2) = (own + palpha, share + s.over(ptm, tm));
         let lost = own2.max(share2) - own.max(share) + self.debt;
-        (lost, (bin, own2, share2))
+        let sums = BinSums {
+            bin,
+            own: own2,
+            share: share2,
+        };
+        (lost, sums)
     }
 
     /// Whether the event being processed lies where liberal re-scheduling
@@ -448,9 +516,9 @@ impl<'a> LocPass<'a> {
     }
 
     fn done(&mut self, e: &Event, tm: f64, ta: f64, palpha: f64, flush_end: bool) {
-        if let Some((ptm, _, _)) = self.prev {
+        if let Some(p) = self.prev {
             if flush_end {
-                self.stats.flush_ns += tm - ptm;
+                self.stats.flush_ns += tm - p.tm;
             } else if palpha > 0.0 {
                 self.stats.probe_ns += palpha;
                 self.stats.uncertainty_ns += self.costs.sd_ns;
@@ -462,9 +530,9 @@ impl<'a> LocPass<'a> {
             self.stats.first = Some((tm, ta));
         }
         self.stats.last = Some((tm, ta));
-        if let (Some(a), Some((ptm, _, _))) = (self.prev_enter, self.prev) {
+        if let (Some(a), Some(p)) = (self.prev_enter, self.prev) {
             if follows_its_enter(&e.kind) && a > 0.0 {
-                self.in_context.sample((tm - ptm) / a);
+                self.in_context.sample((tm - p.tm) / a);
             }
         }
         self.after_release = matches!(e.kind, EventKind::LockRelease { .. });
@@ -477,7 +545,11 @@ impl<'a> LocPass<'a> {
             EventKind::Enter { region } if self.costs.guarded(region) => Some(alpha),
             _ => None,
         };
-        self.prev = Some((tm, ta, alpha * self.in_context.ratio));
+        self.prev = Some(Prev {
+            tm,
+            ta,
+            alpha: alpha * self.in_context.ratio,
+        });
     }
 
     /// The approximated time of a dependent event whose partner posted
@@ -645,9 +717,9 @@ impl LocationPass for LocPass<'_> {
         if let Some(w) = self.events.warning.take() {
             self.stats.warning = Some(w);
         }
-        if let (Some((key, readers)), Some((tm, ta))) = (self.end_post.take(), self.stats.last) {
+        if let (Some(end), Some((tm, ta))) = (self.end_post.take(), self.stats.last) {
             let tm = self.posted_tm(tm);
-            board.post(key, Stamp { ta, tm }, readers);
+            board.post(end.key, Stamp { ta, tm }, end.readers);
         }
         Status::Done
     }
@@ -660,22 +732,6 @@ impl LocationPass for LocPass<'_> {
         self.missing
     }
 }
-
-crate::wire::fields!(LocStats {
-    events,
-    first,
-    last,
-    probe_ns,
-    uncertainty_ns,
-    context_ns,
-    flush_ns,
-    wait_removed_ns,
-    wait_added_ns,
-    dependencies,
-    unmatched,
-    clamped,
-    warning,
-});
 
 #[cfg(test)]
 mod tests {

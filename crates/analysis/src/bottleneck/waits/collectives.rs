@@ -9,7 +9,22 @@ use super::{ns_u64, waiting, CollNeed, LocPass, WaitedFor};
 use crate::bottleneck::posts::{Arrival, Key, PostedValue};
 use crate::bottleneck::regions;
 use crate::bottleneck::Pattern;
+use crate::pairing::OpenCollectives;
 use crate::replay::Postings;
+
+/// A location's collective state: the collectives begun and not ended,
+/// and what it did since its last collective and barrier (block
+/// imbalance, redundant barriers).
+#[derive(Debug, Default)]
+pub(super) struct Collectives {
+    /// Begin times of collectives not yet ended, oldest first.
+    pub(super) begins: OpenCollectives<f64>,
+    pub(super) last_end: Option<f64>,
+    pub(super) seen_barrier: bool,
+    /// Communication (messages, collectives other than barriers,
+    /// one-sided transfers) since the last barrier.
+    pub(super) activity: u64,
+}
 
 impl LocPass<'_> {
     /// A collective's end: contributes this member's arrival and needs
@@ -26,23 +41,23 @@ impl LocPass<'_> {
         let me = self.index;
         // Completed by a test after a polling loop: waited from
         // the loop's start.
-        let polled = self.poll_start().filter(|&s| self.last_msg < s);
-        self.last_msg = t;
+        let polled = self.poll_start().filter(|&s| self.msgs.last_msg < s);
+        self.msgs.last_msg = t;
         let n = self.pairing.members(at.comm, at.seq);
         let enter = polled.unwrap_or_else(|| self.enter_time(t));
         // A non-blocking collective arrived when it began, in an
         // earlier call; it waits in the call that completes it.
-        let arrive = match self.coll_begins.end() {
+        let arrive = match self.colls.begins.end() {
             Some(b) if b < enter => b,
             _ => enter,
         };
         if op != CollectiveOp::Barrier {
-            self.activity += 1;
+            self.colls.activity += 1;
         }
-        let work = arrive - self.last_coll_end.or(self.res.first).unwrap_or(arrive);
+        let work = arrive - self.colls.last_end.or(self.res.first).unwrap_or(arrive);
         if n > 1 {
             let me_root = root != NO_ROOT && root == rank;
-            let chain = self.cp.snapshot();
+            let chain = self.history.cp.snapshot();
             let note = self.note();
             let arrival = Arrival {
                 last: (arrive, me),
@@ -52,7 +67,7 @@ impl LocPass<'_> {
                 nonroot_note: (!me_root).then(|| note.clone()),
                 root: me_root.then_some((arrive, me)),
                 root_note: me_root.then_some(note),
-                activity: self.activity,
+                activity: self.colls.activity,
                 ranks: (rank, rank),
                 work_max: (ns_u64(work), me),
                 work_sum: ns_u64(work),
@@ -83,7 +98,7 @@ impl LocPass<'_> {
         } = n;
         let me = self.index;
         let path = self.top_path();
-        let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
+        let g = self.calls.stack.last().map_or(regions::OUTSIDE, |f| f.g);
         let (comm, seq) = match key {
             Key::Coll(c) => (c.comm, c.seq),
             _ => (0, 0),
@@ -115,8 +130,8 @@ impl LocPass<'_> {
         }
         // The path goes through the last arrival.
         if last.1 != me && last.0 > enter {
-            self.cp.adopt(a.last_chain.clone());
-            self.cp.add(g, t - last.0.min(t));
+            self.history.cp.adopt(a.last_chain.clone());
+            self.history.cp.add(g, t - last.0.min(t));
         }
         // Where the communicator or barrier was first met, and its
         // size: what names it.
@@ -138,17 +153,17 @@ impl LocPass<'_> {
             // previous barrier, between processes. What removing
             // it saves is its own cost, not the waiting, which
             // would move to the next one.
-            if self.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
+            if self.colls.seen_barrier && a.activity == 0 && a.ranks.0 != a.ranks.1 {
                 self.res
                     .waits
                     .entry((Pattern::RedundantBarrier, path))
                     .or_default()
                     .add((t - enter - wait).max(0.0), None);
             }
-            self.seen_barrier = true;
-            self.activity = 0;
+            self.colls.seen_barrier = true;
+            self.colls.activity = 0;
         }
-        self.last_coll_end = Some(t);
+        self.colls.last_end = Some(t);
         self.setup_end = f64::NEG_INFINITY;
     }
 }

@@ -24,23 +24,25 @@ mod objects;
 mod polling;
 mod result;
 
+use collectives::Collectives;
 use delay::behind;
+use messages::Messages;
+use objects::Objects;
 use polling::Poll;
 pub(crate) use result::{add_part, LocResult, PathStats};
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use parallax_model::event::{CollectiveOp, Event, EventKind, RegionId};
 use parallax_model::region::{Category, RegionKind};
 
 use super::path::{self, Path, Slot};
-use super::posts::{Interval, Key, Note, PathPieceNames, PostedValue};
+use super::posts::{Interval, Key, PathPieceNames, PostedValue};
 use super::regions::{self, Table};
 use super::Pattern;
-use crate::pairing::{OpenCollectives, Pairing};
+use crate::pairing::Pairing;
 use crate::replay::{LocationPass, Postings, Status};
-use parallax_view::deps::{Channel, Dep, Message, Sequencer};
+use parallax_view::deps::{Dep, Message, Sequencer};
 use parallax_view::fasthash::FastMap;
 use parallax_view::trace::{Loc, Stream};
 
@@ -48,17 +50,6 @@ use parallax_view::trace::{Loc, Stream};
 const PENDING_MAX: usize = 1 << 16;
 /// Answers to blocking sends per post.
 const BATCH: u64 = 64;
-
-/// A blocking send awaiting the receiver's answer: its batch and place
-/// in it, its region's enter and leave (once known), its call path.
-#[derive(Debug)]
-struct Pending {
-    key: Key,
-    pos: usize,
-    enter: f64,
-    leave: Option<f64>,
-    path: u32,
-}
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
@@ -71,13 +62,30 @@ struct Frame {
     /// The longest Late Sender waiting inside it: a wait for several
     /// receives (MPI_Waitall) counts its latest sender's, as in Scalasca.
     ls: f64,
-    /// A transfer inside it: (peer, bytes).
-    xfer: Option<(u32, u64)>,
+    /// A transfer inside it.
+    xfer: Option<Transfer>,
     /// Its region's category.
     cat: Category,
-    /// The last region entered from it (id in its process's definitions)
-    /// and its call path: loops enter the same one again and again.
-    child: (RegionId, u32),
+    /// The last region entered from it: loops enter the same one again
+    /// and again.
+    child: Child,
+}
+
+/// A region entered from a frame (id in its process's definitions) and
+/// its call path, kept to find the path again without a lookup.
+#[derive(Clone, Copy, Debug, Default)]
+struct Child {
+    region: RegionId,
+    /// 0 while none was entered (no call path has number 0 as a child).
+    path: u32,
+}
+
+/// A transfer inside a region: the peer location's rank and the bytes
+/// sent (0 if unknown).
+#[derive(Clone, Copy, Debug)]
+struct Transfer {
+    peer: u32,
+    bytes: u64,
 }
 
 /// What a call path's frames start with: its region, the region's kind
@@ -89,27 +97,6 @@ struct PathMeta {
     kind: RegionKind,
     cat: Category,
     slots: [Slot; 2],
-}
-
-/// A group of consecutive joins.
-#[derive(Debug)]
-struct JoinGroup {
-    start: f64,
-    last_leave: f64,
-    path: u32,
-    /// Each joined thread's end and location.
-    ends: Vec<(f64, u32, Note)>,
-    waits: f64,
-}
-
-/// A run of consecutive blocking transfers.
-#[derive(Debug, Default)]
-struct Run {
-    end: f64,
-    peers: Vec<u32>,
-    total: f64,
-    longest: f64,
-    path: u32,
 }
 
 /// The dependency the current event waits for, worked out once even if
@@ -129,23 +116,6 @@ impl WaitedFor {
             WaitedFor::Obj(n) => n.key,
         }
     }
-}
-
-/// A Late Sender instance, remembered for Wrong Order.
-#[derive(Clone, Copy, Debug)]
-struct LateSend {
-    /// When the message was sent.
-    sent: f64,
-    /// Call path of the receive.
-    path: u32,
-    /// The sending location.
-    sender: u32,
-    /// The receive's waiting, ns.
-    wait: f64,
-    /// Enter time of the receiving call.
-    call: f64,
-    /// The receiving location's computation time when it ended.
-    comp: f64,
 }
 
 /// A receive waits for its message's send.
@@ -179,6 +149,35 @@ struct ObjNeed {
     obj: u64,
 }
 
+/// The call path: the regions open and the call paths met.
+#[derive(Debug)]
+struct Calls {
+    stack: Vec<Frame>,
+    /// The last top-level region entered.
+    root_child: Child,
+    /// By call path (index in `res.paths`).
+    meta: Vec<PathMeta>,
+    /// Call path by parent path and region.
+    path_ix: FastMap<(u32, u32), u32>,
+}
+
+/// What the waiting of others is charged to: the interval since the
+/// location's last synchronization point (delay costs) and its critical
+/// path.
+#[derive(Debug)]
+struct History {
+    /// Computation since the last synchronization point, and the waiting
+    /// found at that point.
+    interval: Interval,
+    /// Times the interval was begun anew, plus one (see [`Slot`]).
+    gen: u32,
+    /// Waiting found at the current event: it opens the next interval.
+    ev_waits: Vec<(u32, f64)>,
+    /// The interval that ended at the current event, shared by its posts.
+    note: Option<Arc<Interval>>,
+    cp: Path,
+}
+
 pub struct LocPass<'a> {
     index: u32,
     process: usize,
@@ -187,8 +186,8 @@ pub struct LocPass<'a> {
     table: &'a Table,
     t0: f64,
     events: Stream,
-    /// Synchronization events on shared objects met.
-    syncs_met: u64,
+    /// Names its messages and collectives.
+    deps: Sequencer,
     /// The prepared dependency of the current event; `ready` once prepared.
     need: Option<WaitedFor>,
     ready: bool,
@@ -196,55 +195,19 @@ pub struct LocPass<'a> {
     /// The key it waits for while blocked.
     missing: Option<Key>,
     prev: Option<f64>,
-    stack: Vec<Frame>,
-    /// The last top-level region entered and its call path.
-    root_child: (RegionId, u32),
-    /// By call path (index in `res.paths`).
-    meta: Vec<PathMeta>,
-    path_ix: FastMap<(u32, u32), u32>,
-    /// Names its messages and collectives.
-    deps: Sequencer,
-    /// Blocking sends per channel, and the answers being collected per
-    /// channel as a receiver.
-    blocking_sent: FastMap<Channel, u64>,
-    answers_out: FastMap<Channel, (u64, Vec<f64>)>,
-    /// Answers taken but not all used: (values, answering location).
-    answers_in: FastMap<Key, (Vec<f64>, u32)>,
-    flushed: bool,
-    lock_request: Option<f64>,
     /// Its start, or the end of its last set-up region (MPI_Init), until
     /// it synchronized with others in time (a receive, a collective, a
     /// wait for a partner; a free lock or a post does not).
     setup_end: f64,
-    activity: u64,
-    seen_barrier: bool,
-    last_coll_end: Option<f64>,
-    /// Begin times of collectives not yet ended, oldest first.
-    coll_begins: OpenCollectives<f64>,
-    /// Time of the last message event (sent, received or completed).
-    last_msg: f64,
-    /// Time of the last lock or semaphore acquisition.
-    last_got: f64,
     /// A wait that completed nothing (MPI_Probe), or a polling run of them
     /// (MPI_Test, trylock). A receive or acquisition right after it waited
     /// from there.
     probe: Option<Poll>,
-    /// A non-blocking receive posted right after a polling run of message
-    /// waits (found by MPI_Iprobe or MPI_Improbe): its completion waited
-    /// from the run's start.
-    probed_irecv: Option<u64>,
-    /// Recent Late Sender instances, for Wrong Order.
-    ring: VecDeque<LateSend>,
-    pending: VecDeque<Pending>,
-    interval: Interval,
-    /// Times the interval was begun anew, plus one (see [`Slot`]).
-    interval_gen: u32,
-    /// Waiting found at the current event: it opens the next interval.
-    ev_waits: Vec<(u32, f64)>,
-    note: Option<Arc<Interval>>,
-    cp: Path,
-    join: Option<JoinGroup>,
-    run: Run,
+    calls: Calls,
+    msgs: Messages,
+    colls: Collectives,
+    objs: Objects,
+    history: History,
     res: LocResult,
 }
 
@@ -289,45 +252,35 @@ impl<'a> LocPass<'a> {
             table,
             t0,
             events: Stream::open(loc)?,
-            syncs_met: 0,
+            deps: Sequencer::default(),
             need: None,
             ready: false,
             force: false,
             missing: None,
             prev: None,
-            stack: Vec::new(),
-            root_child: (0, 0),
-            meta: vec![PathMeta {
-                g: regions::OUTSIDE,
-                kind: RegionKind::Function,
-                cat: Category::Computation,
-                slots: Default::default(),
-            }],
-            path_ix: FastMap::default(),
-            deps: Sequencer::default(),
-            blocking_sent: FastMap::default(),
-            answers_out: FastMap::default(),
-            answers_in: FastMap::default(),
-            flushed: false,
-            lock_request: None,
             setup_end: f64::NEG_INFINITY,
-            activity: 0,
-            seen_barrier: false,
-            last_coll_end: None,
-            coll_begins: OpenCollectives::default(),
-            last_msg: f64::NEG_INFINITY,
-            last_got: f64::NEG_INFINITY,
             probe: None,
-            probed_irecv: None,
-            ring: VecDeque::new(),
-            pending: VecDeque::new(),
-            interval: Interval::default(),
-            interval_gen: 1,
-            ev_waits: Vec::new(),
-            note: None,
-            cp: Path::default(),
-            join: None,
-            run: Run::default(),
+            calls: Calls {
+                stack: Vec::new(),
+                root_child: Child::default(),
+                meta: vec![PathMeta {
+                    g: regions::OUTSIDE,
+                    kind: RegionKind::Function,
+                    cat: Category::Computation,
+                    slots: Default::default(),
+                }],
+                path_ix: FastMap::default(),
+            },
+            msgs: Messages::default(),
+            colls: Collectives::default(),
+            objs: Objects::default(),
+            history: History {
+                interval: Interval::default(),
+                gen: 1,
+                ev_waits: Vec::new(),
+                note: None,
+                cp: Path::default(),
+            },
             res: LocResult {
                 paths: vec![root],
                 ..LocResult::default()
@@ -352,7 +305,7 @@ impl<'a> LocPass<'a> {
             return false;
         };
         self.res.warning.is_none()
-            && self.syncs_met == 0
+            && self.objs.syncs_met == 0
             && self.deps.collectives() == s.collectives
     }
 
@@ -361,19 +314,19 @@ impl<'a> LocPass<'a> {
         self.close_run();
         // A region still open at the end counts up to the last event.
         let last = self.prev.unwrap_or(0.0);
-        while let Some(f) = self.stack.pop() {
+        while let Some(f) = self.calls.stack.pop() {
             self.leave_stats(f, last);
         }
-        self.res.critical = self.cp.totals();
-        self.res.unmatched += self.pending.len() as u64;
+        self.res.critical = self.history.cp.totals();
+        self.res.unmatched += self.msgs.pending.len() as u64;
         self.res
     }
 
     fn path_of(&mut self, parent: u32, g: u32) -> u32 {
         let n = self.res.paths.len() as u32;
         let paths = &mut self.res.paths;
-        let (meta, table) = (&mut self.meta, self.table);
-        *self.path_ix.entry((parent, g)).or_insert_with(|| {
+        let (meta, table) = (&mut self.calls.meta, self.table);
+        *self.calls.path_ix.entry((parent, g)).or_insert_with(|| {
             let kind = table.kind(g);
             meta.push(PathMeta {
                 g,
@@ -387,12 +340,13 @@ impl<'a> LocPass<'a> {
     }
 
     fn top_path(&self) -> u32 {
-        self.stack.last().map_or(0, |f| f.path)
+        self.calls.stack.last().map_or(0, |f| f.path)
     }
 
     /// Enter time of the innermost region (or of this event outside any).
     fn enter_time(&self, t: f64) -> f64 {
-        self.stack
+        self.calls
+            .stack
             .last()
             .map_or(self.prev.unwrap_or(t), |f| f.enter)
     }
@@ -409,30 +363,32 @@ impl<'a> LocPass<'a> {
             return;
         }
         let (g, path, cat) = self
+            .calls
             .stack
             .last()
             .map_or((regions::OUTSIDE, 0, Category::Computation), |f| {
                 (f.g, f.path, f.cat)
             });
-        let slots = &mut self.meta[path as usize].slots;
+        let slots = &mut self.calls.meta[path as usize].slots;
         self.res.paths[path as usize].excl += dt;
         self.res.categories[cat as usize] += dt;
         if cat == Category::Computation {
-            let (comp, gen) = (&mut self.interval.comp, self.interval_gen);
+            let (comp, gen) = (&mut self.history.interval.comp, self.history.gen);
             if !path::add_at(comp, gen, &mut slots[0], g, dt) {
                 path::push_at(comp, gen, &mut slots[0], g, dt);
             }
         }
-        self.cp.add_in(g, dt, &mut slots[1]);
+        self.history.cp.add_in(g, dt, &mut slots[1]);
     }
 
     /// The note kept by a producer, shared by the posts of one event. The
     /// interval ends here (`finish_event` starts the next).
     fn note(&mut self) -> Arc<Interval> {
-        self.note
+        self.history
+            .note
             .get_or_insert_with(|| {
-                self.interval_gen = self.interval_gen.wrapping_add(1).max(1);
-                Arc::new(std::mem::take(&mut self.interval))
+                self.history.gen = self.history.gen.wrapping_add(1).max(1);
+                Arc::new(std::mem::take(&mut self.history.interval))
             })
             .clone()
     }
@@ -452,10 +408,10 @@ impl<'a> LocPass<'a> {
             .entry((pattern, path))
             .or_default()
             .add_parts(ns, parts);
-        if let Some(f) = self.stack.last_mut() {
+        if let Some(f) = self.calls.stack.last_mut() {
             f.wait += ns;
         }
-        self.ev_waits.extend_from_slice(parts);
+        self.history.ev_waits.extend_from_slice(parts);
     }
 
     /// Works out the current event's dependency and makes its posts.
@@ -474,21 +430,21 @@ impl<'a> LocPass<'a> {
             (Some(Dep::Collective { at, op, root }), _) => {
                 self.collective_end(t, op, at, root, board)
             }
-            (_, IsendComplete { .. }) => self.last_msg = t,
+            (_, IsendComplete { .. }) => self.msgs.last_msg = t,
             (_, IrecvBegin { request }) => {
-                let last_msg = self.last_msg;
-                self.probed_irecv = self
+                let last_msg = self.msgs.last_msg;
+                self.msgs.probed_irecv = self
                     .probe
                     .filter(|p| p.kind == RegionKind::Wait && last_msg < p.start)
                     .map(|_| request);
             }
             (_, CollectiveBegin) => {
-                self.coll_begins.begin(t);
+                self.colls.begins.begin(t);
             }
-            (_, LockRequest { .. }) => self.lock_request = Some(t),
+            (_, LockRequest { .. }) => self.objs.lock_request = Some(t),
             (_, ThreadBegin { .. }) => self.setup_end = t,
             (_, Put { target, .. } | Get { target, .. } | Atomic { target, .. }) => {
-                self.activity += 1;
+                self.colls.activity += 1;
                 if target == rank {
                     self.res.rma.0 += 1;
                 } else {
@@ -498,7 +454,7 @@ impl<'a> LocPass<'a> {
             _ => {}
         }
         if matches!(e.kind, LockAcquired { .. } | SemAcquired { .. }) {
-            self.last_got = t;
+            self.objs.last_got = t;
         }
         if e.kind.is_shared_sync() {
             self.shared_sync(e, t, board);
@@ -533,19 +489,24 @@ impl<'a> LocPass<'a> {
     /// An enter's region bookkeeping.
     #[inline(always)]
     fn enter(&mut self, region: RegionId, t: f64) {
-        let cached = self.stack.last().map_or(self.root_child, |f| f.child);
-        let path = if cached.0 == region && cached.1 != 0 {
-            cached.1
+        let cached = self
+            .calls
+            .stack
+            .last()
+            .map_or(self.calls.root_child, |f| f.child);
+        let path = if cached.region == region && cached.path != 0 {
+            cached.path
         } else {
             let g = self.table.global(self.process, region);
             self.path_of(self.top_path(), g)
         };
-        match self.stack.last_mut() {
-            Some(f) => f.child = (region, path),
-            None => self.root_child = (region, path),
+        let child = Child { region, path };
+        match self.calls.stack.last_mut() {
+            Some(f) => f.child = child,
+            None => self.calls.root_child = child,
         }
-        let m = &self.meta[path as usize];
-        self.stack.push(Frame {
+        let m = &self.calls.meta[path as usize];
+        self.calls.stack.push(Frame {
             g: m.g,
             kind: m.kind,
             cat: m.cat,
@@ -554,14 +515,14 @@ impl<'a> LocPass<'a> {
             wait: 0.0,
             ls: 0.0,
             xfer: None,
-            child: (0, 0),
+            child: Child::default(),
         });
     }
 
     /// A leave's region bookkeeping.
     #[inline(always)]
     fn leave(&mut self, t: f64) {
-        if let Some(f) = self.stack.pop() {
+        if let Some(f) = self.calls.stack.pop() {
             self.leave_stats(f, t);
             if f.xfer.is_some()
                 || matches!(
@@ -595,7 +556,7 @@ impl<'a> LocPass<'a> {
             self.wait_left(&f, t);
         }
         if kind == RegionKind::ThreadJoin {
-            if let Some(j) = self.join.as_mut() {
+            if let Some(j) = self.objs.join.as_mut() {
                 j.last_leave = t;
             }
         }
@@ -607,18 +568,21 @@ impl<'a> LocPass<'a> {
             EventKind::Enter { region } => self.enter(region, t),
             EventKind::Leave { .. } => self.leave(t),
             EventKind::Put { target, .. } | EventKind::Get { target, .. } => {
-                if let Some(f) = self.stack.last_mut() {
-                    f.xfer = Some((target, 0));
+                if let Some(f) = self.calls.stack.last_mut() {
+                    f.xfer = Some(Transfer {
+                        peer: target,
+                        bytes: 0,
+                    });
                 }
             }
             _ => {}
         }
         // A synchronization point starts a new interval.
-        if self.note.take().is_some() {
-            self.interval_gen = self.interval_gen.wrapping_add(1).max(1);
-            self.interval = Interval {
+        if self.history.note.take().is_some() {
+            self.history.gen = self.history.gen.wrapping_add(1).max(1);
+            self.history.interval = Interval {
                 comp: Vec::new(),
-                waits: std::mem::take(&mut self.ev_waits),
+                waits: std::mem::take(&mut self.history.ev_waits),
             };
         }
     }
@@ -655,9 +619,9 @@ impl<'a> LocPass<'a> {
         }
         self.need = None;
         self.force = false;
-        if self.note.is_none() && key.is_some() {
+        if self.history.note.is_none() && key.is_some() {
             // A consumer is a synchronization point too.
-            self.note = Some(Arc::new(Interval::default()));
+            self.history.note = Some(Arc::new(Interval::default()));
         }
         self.finish_event(e, t);
         self.ready = false;
@@ -702,7 +666,7 @@ impl LocationPass for LocPass<'_> {
 
     fn resume(&mut self, board: &Postings<Key, PostedValue>) -> Status {
         loop {
-            if self.pending.len() > PENDING_MAX && !self.answers(board, true) {
+            if self.msgs.pending.len() > PENDING_MAX && !self.answers(board, true) {
                 let at = self.prev.unwrap_or(0.0);
                 return Status::Blocked { at_ns: at };
             }

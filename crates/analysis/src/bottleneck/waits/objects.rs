@@ -4,7 +4,7 @@
 use parallax_model::event::{Event, EventKind};
 use parallax_model::region::RegionKind;
 
-use super::{behind, waiting, JoinGroup, LocPass, ObjNeed, WaitedFor};
+use super::{behind, waiting, LocPass, ObjNeed, WaitedFor};
 use crate::bottleneck::posts::Note;
 use crate::bottleneck::posts::{Key, PostedValue};
 use crate::bottleneck::regions;
@@ -14,6 +14,47 @@ use crate::replay::Postings;
 /// Consecutive joins closer than this form one group, ns.
 const JOIN_GAP_NS: f64 = 100_000.0;
 
+/// A location's shared-object state.
+#[derive(Debug)]
+pub(super) struct Objects {
+    /// Synchronization events on shared objects met.
+    pub(super) syncs_met: u64,
+    /// When the lock being acquired was requested.
+    pub(super) lock_request: Option<f64>,
+    /// Time of the last lock or semaphore acquisition.
+    pub(super) last_got: f64,
+    pub(super) join: Option<JoinGroup>,
+}
+
+impl Default for Objects {
+    fn default() -> Objects {
+        Objects {
+            syncs_met: 0,
+            lock_request: None,
+            last_got: f64::NEG_INFINITY,
+            join: None,
+        }
+    }
+}
+
+/// A group of consecutive joins.
+#[derive(Debug)]
+pub(super) struct JoinGroup {
+    start: f64,
+    pub(super) last_leave: f64,
+    path: u32,
+    ends: Vec<JoinEnd>,
+    waits: f64,
+}
+
+/// A thread joined: when it ended, its location and its note.
+#[derive(Clone, Debug)]
+struct JoinEnd {
+    end: f64,
+    loc: u32,
+    note: Note,
+}
+
 impl LocPass<'_> {
     /// A synchronization on a shared object: posts for the consumer
     /// pairing chose, needs its own producer's post.
@@ -22,10 +63,10 @@ impl LocPass<'_> {
         let me = self.index;
         let s = self
             .pairing
-            .sync(self.index as usize, self.syncs_met as usize);
-        self.syncs_met += 1;
+            .sync(self.index as usize, self.objs.syncs_met as usize);
+        self.objs.syncs_met += 1;
         if let Some((link, readers)) = s.posts() {
-            let chain = self.cp.snapshot();
+            let chain = self.history.cp.snapshot();
             let note = self.note();
             board.post(
                 Key::Obj(link),
@@ -45,7 +86,7 @@ impl LocPass<'_> {
             let polled = self.poll_start();
             let (pattern, enter) = match e.kind {
                 LockAcquired { .. } => {
-                    let asked = self.lock_request.take().unwrap_or(t);
+                    let asked = self.objs.lock_request.take().unwrap_or(t);
                     (
                         Some(Pattern::LockWait),
                         polled.map_or(asked, |s| s.min(asked)),
@@ -73,6 +114,7 @@ impl LocPass<'_> {
             // Its culprits are the condition's posters (see
             // global.rs).
             if self
+                .calls
                 .stack
                 .last()
                 .is_some_and(|f| f.kind == RegionKind::SemWait)
@@ -110,7 +152,7 @@ impl LocPass<'_> {
         } = n;
         let me = self.index;
         let path = self.top_path();
-        let g = self.stack.last().map_or(regions::OUTSIDE, |f| f.g);
+        let g = self.calls.stack.last().map_or(regions::OUTSIDE, |f| f.g);
         let wait = waiting(enter, p, t, setup, self.setup_end);
         if let Some(pattern) = pattern {
             if pattern == Pattern::JoinWait {
@@ -132,8 +174,8 @@ impl LocPass<'_> {
         }
         // A thread's path begins with its creator's.
         if (p > enter || self.res.events == 0) && src != me {
-            self.cp.adopt(chain);
-            self.cp.add(g, t - p.min(t));
+            self.history.cp.adopt(chain);
+            self.history.cp.add(g, t - p.min(t));
         }
     }
 
@@ -147,12 +189,13 @@ impl LocPass<'_> {
         note: Note,
     ) {
         let cont = self
+            .objs
             .join
             .as_ref()
             .is_some_and(|j| enter - j.last_leave <= JOIN_GAP_NS);
         if !cont {
             self.close_join();
-            self.join = Some(JoinGroup {
+            self.objs.join = Some(JoinGroup {
                 start: enter,
                 last_leave: enter,
                 path,
@@ -160,8 +203,12 @@ impl LocPass<'_> {
                 waits: 0.0,
             });
         }
-        if let Some(j) = self.join.as_mut() {
-            j.ends.push((end, src, note));
+        if let Some(j) = self.objs.join.as_mut() {
+            j.ends.push(JoinEnd {
+                end,
+                loc: src,
+                note,
+            });
             j.waits += wait;
         }
     }
@@ -170,17 +217,25 @@ impl LocPass<'_> {
     /// time the last thread ended after the first (what a balanced split
     /// would have saved).
     pub(super) fn close_join(&mut self) {
-        let Some(j) = self.join.take() else {
+        let Some(j) = self.objs.join.take() else {
             return;
         };
-        let Some((emax, culprit, note)) = j.ends.iter().max_by(|a, b| a.0.total_cmp(&b.0)).cloned()
+        let Some(JoinEnd {
+            end: emax,
+            loc: culprit,
+            note,
+        }) = j
+            .ends
+            .iter()
+            .max_by(|a, b| a.end.total_cmp(&b.end))
+            .cloned()
         else {
             return;
         };
         let ns = if j.ends.len() == 1 {
             j.waits
         } else {
-            let emin = j.ends.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+            let emin = j.ends.iter().map(|e| e.end).fold(f64::INFINITY, f64::min);
             (emax - emin.max(j.start)).max(0.0)
         };
         if ns > 0.0 && culprit != self.index {

@@ -45,7 +45,8 @@ impl LocPass<'_> {
     /// Whether the current region is a wait that completes polling run `p`
     /// (of its call path, so of its kind).
     pub(super) fn polled(&self, p: &Poll) -> bool {
-        self.stack
+        self.calls
+            .stack
             .last()
             .is_some_and(|f| p.goes_on(f.path, f.enter))
     }
@@ -67,8 +68,8 @@ impl LocPass<'_> {
     pub(super) fn wait_left(&mut self, f: &Frame, t: f64) {
         let kind = f.kind;
         let failed = match kind {
-            RegionKind::Wait => self.last_msg < f.enter,
-            _ => self.last_got < f.enter,
+            RegionKind::Wait => self.msgs.last_msg < f.enter,
+            _ => self.objs.last_got < f.enter,
         };
         // Failing waits of one call path in quick succession are one
         // wait: a polling loop.
