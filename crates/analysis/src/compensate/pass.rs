@@ -256,11 +256,7 @@ impl<'a> LocPass<'a> {
             Some(Dep::Collective { at: coll, op, root }) => {
                 let n = self.pairing.members(coll.comm, coll.seq);
                 let begin = self.coll_begins.end().unwrap_or_else(|| {
-                    let p = self.prev.unwrap_or(Prev {
-                        tm,
-                        ta: tm,
-                        alpha: 0.0,
-                    });
+                    let p = self.previous(tm);
                     Stamp { ta: p.ta, tm: p.tm }
                 });
                 let arrivals = Key::Arrivals(coll);
@@ -318,6 +314,16 @@ impl<'a> LocPass<'a> {
         self.cur = c;
     }
 
+    /// The previous event, or, before the first, one at `tm` that cost
+    /// nothing.
+    fn previous(&self, tm: f64) -> Prev {
+        self.prev.unwrap_or(Prev {
+            tm,
+            ta: tm,
+            alpha: 0.0,
+        })
+    }
+
     /// Processes event `e` at measured time `tm`; false if it must wait.
     fn step(&mut self, e: &Event, tm: f64, board: &Postings<Key, Stamp>) -> bool {
         if matches!(e.kind, EventKind::Enter { .. } | EventKind::Leave { .. }) {
@@ -326,11 +332,7 @@ impl<'a> LocPass<'a> {
                 tm: ptm,
                 ta: pta,
                 alpha: palpha,
-            } = self.prev.unwrap_or(Prev {
-                tm,
-                ta: tm,
-                alpha: 0.0,
-            });
+            } = self.previous(tm);
             let palpha = palpha + self.skipped_cost(e.time);
             let (removed, shared) = self.removed(ptm, tm, palpha);
             self.shared = shared;
@@ -356,11 +358,7 @@ impl<'a> LocPass<'a> {
             tm: ptm,
             ta: pta,
             alpha: palpha,
-        } = self.prev.unwrap_or(Prev {
-            tm,
-            ta: tm,
-            alpha: 0.0,
-        });
+        } = self.previous(tm);
         let palpha = palpha + self.skipped_cost(e.time);
         // Time-based: the measured gap without the previous probe, or
         // nothing at all for the runtime's own flush.
