@@ -529,12 +529,64 @@ fn an_already_compensated_experiment_is_refused() {
 /// cost of its own entry point, from the calibration nearest in time.
 #[test]
 fn each_event_loses_its_entry_points_cost_from_the_nearest_calibration() {
-    use parallax_model::defs::{ClockSource, Def, Entry, Mode, Probe, ProcessInfo};
+    use parallax_model::defs::Probe;
+    let mut cals = Vec::new();
+    // (probe, cost at tick 1000, cost at tick 100,000)
+    for (probe, early, late) in [
+        (Probe::Enter, 10.0, 20.0),
+        (Probe::Leave, 11.0, 21.0),
+        (Probe::Event, 12.0, 22.0),
+        (Probe::EnterPreserving, 30.0, 50.0),
+        (Probe::LeavePreserving, 31.0, 51.0),
+    ] {
+        cals.extend([(probe, 1000, early), (probe, 100_000, late)]);
+    }
+    // Every event's probe but the last one's is removed: early, enter 10,
+    // preserving enter 30 and leave 31, leave 11; late, 20, 50, 51.
+    let removed = removed_from_nests("entries", true, &cals);
+    assert!(
+        (removed - (10.0 + 30.0 + 31.0 + 11.0 + 20.0 + 50.0 + 51.0)).abs() < 1e-6,
+        "{removed}"
+    );
+}
+
+/// The loops timed right after a calibration (the hooks in context, a
+/// few milliseconds later) belong to it: they make no phase of their own
+/// in which the probes would cost the mean of every calibration.
+#[test]
+fn loops_timed_after_a_calibration_belong_to_it() {
+    use parallax_model::defs::Probe;
+    let cals = [
+        (Probe::Enter, 1000, 10.0),
+        (Probe::Leave, 1000, 11.0),
+        (Probe::HookPairInContextMin, 1400, 5.0),
+        (Probe::HookPairInContextMax, 1400, 9.0),
+        (Probe::Enter, 100_000, 20.0),
+        (Probe::Leave, 100_000, 21.0),
+    ];
+    // Early: two enters of 10 and two leaves of 11; late: 20, 20, 21.
+    let removed = removed_from_nests("context", false, &cals);
+    assert!(
+        (removed - (2.0 * 10.0 + 2.0 * 11.0 + 2.0 * 20.0 + 21.0)).abs() < 1e-6,
+        "{removed}"
+    );
+}
+
+/// Compensates a process with calibrations `cals` (probe, tick, cost)
+/// whose one thread runs the same nest r1 { r2 { } }, 100 ns apart, at
+/// ticks 2000 and 100,000 (r2 entered through the register-preserving
+/// probes if `preserving`); returns the probe time removed.
+fn removed_from_nests(
+    name: &str,
+    preserving: bool,
+    cals: &[(parallax_model::defs::Probe, u64, f64)],
+) -> f64 {
+    use parallax_model::defs::{ClockSource, Def, Entry, Mode, ProcessInfo};
     use parallax_model::event::{Event, EventKind};
     use parallax_model::experiment::{self, EventWriter};
     use parallax_model::region::RegionKind;
 
-    let dir = tmp("entries");
+    let dir = tmp(name);
     let pdir = dir.join(experiment::rank_dir(0));
     std::fs::create_dir_all(&pdir).unwrap();
     let mut defs = vec![
@@ -568,11 +620,13 @@ fn each_event_loses_its_entry_points_cost_from_the_nearest_calibration() {
             name: String::new(),
             os_tid: 0,
         },
-        Def::Entry {
+    ];
+    if preserving {
+        defs.push(Def::Entry {
             region: 2,
             entry: Entry::Preserving,
-        },
-    ];
+        });
+    }
     for id in [1, 2] {
         defs.push(Def::Region {
             id,
@@ -582,30 +636,20 @@ fn each_event_loses_its_entry_points_cost_from_the_nearest_calibration() {
             line: 0,
         });
     }
-    // (probe, cost at tick 1000, cost at tick 100,000)
-    for (probe, early, late) in [
-        (Probe::Enter, 10.0, 20.0),
-        (Probe::Leave, 11.0, 21.0),
-        (Probe::Event, 12.0, 22.0),
-        (Probe::EnterPreserving, 30.0, 50.0),
-        (Probe::LeavePreserving, 31.0, 51.0),
-    ] {
-        for (tick, mean_ns) in [(1000, early), (100_000, late)] {
-            defs.push(Def::Calibration {
-                probe,
-                mode: Mode::Trace,
-                mean_ns,
-                sd_ns: 0.0,
-                min_ns: mean_ns,
-                samples: 1,
-                tick,
-            });
-        }
+    for &(probe, tick, mean_ns) in cals {
+        defs.push(Def::Calibration {
+            probe,
+            mode: Mode::Trace,
+            mean_ns,
+            sd_ns: 0.0,
+            min_ns: mean_ns,
+            samples: 1,
+            tick,
+        });
     }
     experiment::write_defs(&pdir, 0, &defs).unwrap();
     let mut w = EventWriter::create(&pdir.join(experiment::events_file(0)), 0, 0, 1 << 16).unwrap();
-    // The same nest early and late: r1 { r2 { } }, 100 ns apart.
-    for base in [1000u64, 100_000] {
+    for base in [2000u64, 100_000] {
         for (dt, kind) in [
             (0, EventKind::Enter { region: 1 }),
             (100, EventKind::Enter { region: 2 }),
@@ -623,12 +667,6 @@ fn each_event_loses_its_entry_points_cost_from_the_nearest_calibration() {
     let exp = Experiment::open(&dir).unwrap();
     let out = dir.join("c");
     let s = compensate::compensate(&exp, &out, &Options::default(), Executor::Sequential).unwrap();
-    // Every event's probe but the last one's is removed: early, enter 10,
-    // preserving enter 30 and leave 31, leave 11; late, 20, 50, 51.
-    let removed = s.locations[0].stats.probe_ns;
-    assert!(
-        (removed - (10.0 + 30.0 + 31.0 + 11.0 + 20.0 + 50.0 + 51.0)).abs() < 1e-6,
-        "{removed}"
-    );
     let _ = std::fs::remove_dir_all(&dir);
+    s.locations[0].stats.probe_ns
 }

@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde_json::json;
 
 use parallax_analysis::compensate::{
-    self, Convention, Costs, Liberal, LocSummary, Options, Summary,
+    self, Convention, Costs, Liberal, LocStats, LocSummary, Options, Summary,
 };
 use parallax_model::experiment::Experiment;
 
@@ -192,10 +192,18 @@ fn text(s: &Summary, out: &std::path::Path, secs: f64) -> String {
                 .fold(0.0, f64::max)
         )
     );
-    if let Some((lo, hi)) = approximated_range(s) {
+    if let Some((lo, hi)) = approximated_range(s, |st| st.context_ns) {
         let _ = writeln!(
             t,
             "Probes' cost in context (loops timed at calibration): approximated between {} and {}",
+            fmt::ns(lo),
+            fmt::ns(hi)
+        );
+    }
+    if let Some((lo, hi)) = approximated_range(s, |st| st.speed_ns) {
+        let _ = writeln!(
+            t,
+            "Probes' cost at the cores' speed (timed in the run): approximated between {} and {}",
             fmt::ns(lo),
             fmt::ns(hi)
         );
@@ -298,7 +306,8 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
         "out": out.display().to_string(),
         "measured_ns": s.measured_ns,
         "approximated_ns": s.approximated_ns,
-        "approximated_range_ns": approximated_range(s).map(|(lo, hi)| [lo, hi]),
+        "approximated_range_ns": approximated_range(s, |st| st.context_ns).map(|(lo, hi)| [lo, hi]),
+        "approximated_speed_range_ns": approximated_range(s, |st| st.speed_ns).map(|(lo, hi)| [lo, hi]),
         "sequential_model_ns": s.sequential_model_ns,
         "concurrent_model_ns": s.concurrent_model_ns,
         "forced": s.forced,
@@ -330,6 +339,7 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
                 "probe_ns": st.probe_ns,
                 "uncertainty_ns": st.uncertainty_ns,
                 "context_ns": st.context_ns.map(|(shorter, longer)| [shorter, longer]),
+                "speed_ns": st.speed_ns.map(|(shorter, longer)| [shorter, longer]),
                 "flush_ns": st.flush_ns,
                 "wait_removed_ns": st.wait_removed_ns,
                 "wait_added_ns": st.wait_added_ns,
@@ -341,10 +351,14 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
     })
 }
 
-/// The run's approximated time if every removed probe had cost what a
-/// probe pair costs in the dearest and in the cheapest loop timed at
-/// calibration: the range of the location that ends last.
-fn approximated_range(s: &Summary) -> Option<(f64, f64)> {
+/// The run's approximated time had every removed probe cost the least and
+/// the most that `range` of a location's figures allows (the loops timed
+/// at calibration, the cores' speed in the run): the range of the location
+/// that ends last.
+fn approximated_range(
+    s: &Summary,
+    range: impl Fn(&LocStats) -> Option<(f64, f64)>,
+) -> Option<(f64, f64)> {
     let last = s
         .locations
         .iter()
@@ -353,7 +367,7 @@ fn approximated_range(s: &Summary) -> Option<(f64, f64)> {
             let end = |l: &LocSummary| l.stats.last.map_or(0.0, |x| x.1);
             end(a).total_cmp(&end(b))
         })?;
-    let (shorter, longer) = last.stats.context_ns?;
+    let (shorter, longer) = range(&last.stats)?;
     Some((
         (s.approximated_ns - shorter).max(0.0),
         s.approximated_ns + longer,

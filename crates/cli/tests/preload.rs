@@ -534,6 +534,74 @@ fn calls_that_record_nothing_are_timed_in_the_run() {
     }
 }
 
+/// Every thread that records times its core's speed every quarter of a
+/// millisecond with calibration's disabled-probe loop; the windows are in
+/// the experiment, the report shows them against the calibration, and
+/// compensation says what they make of the approximated time.
+#[test]
+fn the_cores_speed_is_timed_in_the_run() {
+    let d = tmp("speed");
+    let exe = build_calls(&d, "gcc", &[]);
+    let out = d.join("exp");
+    let o = run(
+        &out,
+        &["--throttle", "off"],
+        &[exe.to_str().unwrap(), "100", "1000"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = &open(&out).processes[0];
+    let windows = &p.speed_in_run;
+    // 1.1 million recorded calls take far longer than a few windows of
+    // 32 timings a quarter of a millisecond apart.
+    assert!(windows.len() >= 3, "{windows:?}");
+    let calibrated = p
+        .calibration
+        .iter()
+        .find(|c| c.probe == Probe::Disabled)
+        .unwrap()
+        .mean_ns;
+    for w in windows.windows(2) {
+        assert!(w[0].tick < w[1].tick, "{w:?}");
+        assert!(w[1].tick - w[0].tick >= 32 * 200_000, "{w:?}");
+    }
+    for w in windows {
+        assert_eq!((w.thread, w.samples), (0, 32), "{w:?}");
+        // The same loop as calibrated: within a few times its calibration
+        // however the machine's speed changed.
+        let ns = w.check_ns(p.clock.ns_per_tick);
+        assert!(
+            ns > calibrated / 5.0 && ns < calibrated * 5.0,
+            "{ns} ns against {calibrated} ns calibrated"
+        );
+    }
+    let report = parallax().arg("report").arg(&out).output().unwrap();
+    assert!(
+        stdout(&report).contains(&format!("({} windows)", windows.len())),
+        "{}",
+        stdout(&report)
+    );
+    let c = parallax()
+        .args(["compensate", "--json", "-o"])
+        .arg(d.join("exp-a"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(c.status.success(), "{}", stderr(&c));
+    let j: serde_json::Value = serde_json::from_slice(&c.stdout).unwrap();
+    let range = &j["approximated_speed_range_ns"];
+    let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
+    assert!(0.0 <= lo && lo <= hi, "{range}");
+    let loc = &j["locations"][0];
+    let (shorter, longer) = (
+        loc["speed_ns"][0].as_f64().unwrap(),
+        loc["speed_ns"][1].as_f64().unwrap(),
+    );
+    assert!(
+        shorter >= 0.0 && longer >= 0.0 && shorter + longer > 0.0,
+        "{loc}"
+    );
+}
+
 #[test]
 fn blocks_with_a_synchronization_are_not_timed() {
     let d = tmp("skip-cost-sync");

@@ -368,6 +368,19 @@ pub enum Def {
         decoys: u64,
         ps: u64,
     },
+    /// How fast location `thread`'s core ran the runtime's code, timed in
+    /// the run: `samples` runs of the disabled-probe loop that calibration
+    /// times ([`Probe::Disabled`], 256 checks each) took `ticks` in all,
+    /// in the window that ends at tick `tick`. A machine whose cores are
+    /// shared (another virtual machine on the sibling hardware thread)
+    /// runs such code up to twice as fast or slow from one millisecond to
+    /// the next; every probe's cost follows.
+    SpeedInRun {
+        thread: u32,
+        tick: u64,
+        samples: u64,
+        ticks: u64,
+    },
 }
 
 /// What a location's event file held when it was complete, at `bytes`
@@ -425,6 +438,7 @@ mod code {
     pub const UNRECORDED: u8 = 16;
     pub const CALLS: u8 = 17;
     pub const HOOK_SKIPPED_IN_RUN: u8 = 18;
+    pub const SPEED_IN_RUN: u8 = 19;
 }
 
 /// Room [`encode_end`] needs: two code bytes, four varints and the slack
@@ -624,6 +638,18 @@ impl Def {
                 varint::put(out, *calls);
                 varint::put(out, *decoys);
                 varint::put(out, *ps);
+            }
+            Def::SpeedInRun {
+                thread,
+                tick,
+                samples,
+                ticks,
+            } => {
+                out.push(code::SPEED_IN_RUN);
+                varint::put(out, *thread as u64);
+                varint::put(out, *tick);
+                varint::put(out, *samples);
+                varint::put(out, *ticks);
             }
             Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);
@@ -851,6 +877,12 @@ impl Reader<'_> {
                 decoys: self.u64()?,
                 ps: self.u64()?,
             },
+            code::SPEED_IN_RUN => Def::SpeedInRun {
+                thread: self.u32()?,
+                tick: self.u64()?,
+                samples: self.u64()?,
+                ticks: self.u64()?,
+            },
             _ => return Err(self.bad("unknown definition code")),
         })
     }
@@ -960,6 +992,12 @@ mod tests {
                 calls: 1 << 20,
                 decoys: 1 << 17,
                 ps: 2_750,
+            },
+            Def::SpeedInRun {
+                thread: 2,
+                tick: 1 << 45,
+                samples: 32,
+                ticks: 11_200,
             },
         ]
     }

@@ -202,6 +202,9 @@ pub struct Process {
     /// What calls whose hooks recorded nothing cost in place, timed in the
     /// run, in the order recorded (see [`Def::HookSkippedInRun`]).
     pub skipped_in_run: Vec<SkippedInRun>,
+    /// How fast the locations' cores ran the runtime's code, timed in the
+    /// run, in the order recorded (see [`Def::SpeedInRun`]).
+    pub speed_in_run: Vec<SpeedInRun>,
     /// Clock comparisons with other ranks, in the order recorded.
     pub clock_offsets: Vec<ClockOffset>,
     /// Clean end, ns since the epoch; `None` if the process did not finish.
@@ -211,6 +214,30 @@ pub struct Process {
     /// Problems found while opening (damaged or cut-short files); the data
     /// before each problem is still used.
     pub warnings: Vec<String>,
+}
+
+/// One [`Def::SpeedInRun`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpeedInRun {
+    /// The location's thread number.
+    pub thread: u32,
+    /// The last tick its window covers.
+    pub tick: u64,
+    /// Runs of the disabled-probe loop in the window.
+    pub samples: u64,
+    /// Their ticks in all.
+    pub ticks: u64,
+}
+
+impl SpeedInRun {
+    /// Checks of the disabled probe's flag in one run of the loop (the
+    /// calibration's batch).
+    pub const CHECKS: u64 = 256;
+
+    /// One check's mean time in the window, ns, at `ns_per_tick`.
+    pub fn check_ns(&self, ns_per_tick: f64) -> f64 {
+        self.ticks as f64 * ns_per_tick / (self.samples.max(1) * Self::CHECKS) as f64
+    }
 }
 
 /// One [`Def::HookSkippedInRun`].
@@ -318,6 +345,7 @@ impl Process {
             unrecorded: BTreeMap::new(),
             calls: BTreeMap::new(),
             skipped_in_run: Vec::new(),
+            speed_in_run: Vec::new(),
             clock_offsets: Vec::new(),
             end_unix_ns: None,
             profile: None,
@@ -450,6 +478,17 @@ impl Process {
                         calls,
                         decoys,
                         ps,
+                    }),
+                    Def::SpeedInRun {
+                        thread,
+                        tick,
+                        samples,
+                        ticks,
+                    } => p.speed_in_run.push(SpeedInRun {
+                        thread,
+                        tick,
+                        samples,
+                        ticks,
                     }),
                     Def::Unrecorded {
                         reason,

@@ -101,12 +101,16 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     let measured = on_scratch(mode, || {
         for b in 0..=batches {
             let mut c = [0u64; 15];
-            let n = time_batch(c_entry, &mut c);
+            let mut disabled = 0;
+            let n = time_batch(c_entry, &mut c, &mut disabled);
             // The first batch warms caches and branch predictors up.
             if b > 0 {
                 for k in 0..n {
                     samples[k].push(c[k + 1].saturating_sub(c[k]));
                 }
+                // Timed within their batch's function.
+                samples[4].pop();
+                samples[4].push(disabled);
             }
         }
     });
@@ -158,11 +162,27 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
     out
 }
 
+/// The ticks of a batch of checks of a probe flag that is off: what a
+/// disabled probe costs ([`Probe::Disabled`]), and the yardstick by which
+/// each thread times its core's speed in the run (`Local::meter`). One
+/// function for both, so that the two run the same instructions.
+#[inline(never)]
+pub(crate) fn disabled_batch_ticks() -> u64 {
+    let t0 = clock::now();
+    for i in 0..BATCH {
+        if OFF.load(Relaxed) != 0 {
+            thread::with(|st| st.enter(i as u32));
+        }
+        std::hint::black_box(());
+    }
+    clock::now().saturating_sub(t0)
+}
+
 /// Times one batch of each probe kind there is: `c[k]` to `c[k + 1]` is
 /// the batch of the `k`-th in [`measure`]'s order; returns how many were
 /// timed.
 #[inline(always)]
-fn time_batch(c_entry: Option<CEntry>, c: &mut [u64; 15]) -> usize {
+fn time_batch(c_entry: Option<CEntry>, c: &mut [u64; 15], disabled: &mut u64) -> usize {
     c[0] = clock::now();
     let mut sink = 0u64;
     for _ in 0..BATCH {
@@ -183,12 +203,7 @@ fn time_batch(c_entry: Option<CEntry>, c: &mut [u64; 15]) -> usize {
         });
     }
     c[4] = clock::now();
-    for i in 0..BATCH {
-        if OFF.load(Relaxed) != 0 {
-            thread::with(|st| st.enter(i as u32));
-        }
-        std::hint::black_box(());
-    }
+    *disabled = disabled_batch_ticks();
     c[5] = clock::now();
     let preserving: [PreservingGuard; BATCH] = std::array::from_fn(|_| SITE.enter_preserving_as(f));
     c[6] = clock::now();
@@ -300,6 +315,7 @@ fn on_scratch<R>(mode: Mode, f: impl FnOnce() -> R) -> Option<R> {
     local.install(&mut g, buffer);
     drop(g);
     local.set_modes(mode.traces(), mode.profiles());
+    local.never_meter();
     let st: *mut ThreadState = scratch.into_raw();
     let flags = if mode.traces() { TRACE } else { 0 } | if mode.profiles() { PROFILE } else { 0 };
     CAL.store(flags, Relaxed);

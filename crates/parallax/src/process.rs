@@ -96,6 +96,15 @@ impl std::fmt::Display for InitError {
 impl std::error::Error for InitError {}
 
 /// Whether probes record now.
+/// The clock's ticks per second as the measurement found them (as f64
+/// bits; 0 before).
+static CLOCK_HZ: AtomicU64 = AtomicU64::new(0);
+
+/// The clock's ticks per nanosecond; 0 before a measurement starts.
+pub(crate) fn ticks_per_ns() -> f64 {
+    f64::from_bits(CLOCK_HZ.load(Relaxed)) / 1e9
+}
+
 #[inline]
 pub(crate) fn active() -> bool {
     let f = FLAGS.load(Relaxed);
@@ -280,6 +289,7 @@ fn start(config: Config) -> Result<u8, InitError> {
     } else {
         1e9
     };
+    CLOCK_HZ.store(hz.to_bits(), Relaxed);
     defs.push(Def::Clock {
         source: clock::source(),
         nominal_hz: hz,

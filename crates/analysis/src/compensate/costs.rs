@@ -4,7 +4,7 @@ use parallax_model::defs::{Entry, Mode, Probe};
 use std::sync::Arc;
 
 use parallax_model::event::{Event, EventKind, RegionId};
-use parallax_model::experiment::{Calibration, Process, SkippedInRun};
+use parallax_model::experiment::{Calibration, Process, SkippedInRun, SpeedInRun};
 
 /// What one probe costs, ns: the mean of the runtime's calibrations, and
 /// its standard deviation (the uncertainty of each removal).
@@ -42,9 +42,42 @@ pub struct Costs {
     /// about within it.
     own: std::ops::Range<usize>,
     at: usize,
+    /// How fast the cores ran the calibration's disabled-probe loop in the
+    /// run, by thread and tick ([`Speed`]), and the part of it of this
+    /// location.
+    pub speed: Arc<[Speed]>,
+    own_speed: std::ops::Range<usize>,
     /// The time of the last event asked about.
     tick: u64,
 }
+
+/// How fast a thread's core ran, timed in the run: one disabled-probe
+/// check took `ns` on average in the window up to `tick` (see
+/// [`SpeedInRun`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Speed {
+    /// The thread's number.
+    pub thread: u32,
+    /// The last tick of its window.
+    pub tick: u64,
+    /// One check, ns.
+    pub ns: f64,
+}
+
+impl Speed {
+    fn of(s: &SpeedInRun, ns_per_tick: f64) -> Speed {
+        Speed {
+            thread: s.thread,
+            tick: s.tick,
+            ns: s.check_ns(ns_per_tick),
+        }
+    }
+}
+
+/// A core's speed against its calibration's is taken within these bounds
+/// (a window the operating system interrupted says nothing of the
+/// probes).
+const SPEED_BOUNDS: (f64, f64) = (0.33, 3.0);
 
 /// What a call whose hooks recorded nothing cost a thread in place, up to
 /// a tick, timed in the run (see [`SkippedInRun`]): the work done twice
@@ -95,6 +128,9 @@ pub struct Phase {
     /// One call whose compiler hooks recorded nothing
     /// ([`EventKind::Skipped`]), in place ([`in_place`]).
     pub skipped_ns: f64,
+    /// One check of a disabled probe, the yardstick of the core's speed
+    /// ([`Speed`]); 0 if not calibrated.
+    pub disabled_ns: f64,
 }
 
 impl Costs {
@@ -126,11 +162,14 @@ impl Costs {
                 entry_ns: [(enter_ns, leave_ns); Entry::ALL.len()],
                 event_ns,
                 skipped_ns: 0.0,
+                disabled_ns: 0.0,
             }]),
             phase: 0,
             in_run: Arc::new([]),
             own: 0..0,
             at: 0,
+            speed: Arc::new([]),
+            own_speed: 0..0,
             tick: 0,
         }
     }
@@ -142,6 +181,9 @@ impl Costs {
         let end = self.in_run.partition_point(|r| r.thread <= thread);
         self.own = start..end;
         self.at = start;
+        let start = self.speed.partition_point(|r| r.thread < thread);
+        let end = self.speed.partition_point(|r| r.thread <= thread);
+        self.own_speed = start..end;
         self
     }
 
@@ -168,9 +210,20 @@ impl Costs {
         } else {
             own
         };
-        let mut ticks: Vec<u64> = cal.iter().map(|c| c.tick).collect();
+        // A calibration is the probes timed together; the loops timed
+        // right after it (the hooks in context) belong to it, not to a
+        // phase of their own.
+        let mut ticks: Vec<u64> = cal
+            .iter()
+            .filter(|c| c.probe == Probe::Enter)
+            .map(|c| c.tick)
+            .collect();
         ticks.sort_unstable();
         ticks.dedup();
+        let owner = |t: u64| {
+            let i = ticks.partition_point(|&m| m <= t);
+            ticks[i.saturating_sub(1)]
+        };
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let mut phases = Vec::new();
         for (i, &tick) in ticks.iter().enumerate() {
@@ -178,7 +231,7 @@ impl Costs {
             // the process's exit) costs what the others measured.
             let at = |probe: Probe| {
                 cal.iter()
-                    .find(|c| c.tick == tick && c.probe == probe)
+                    .find(|c| c.probe == probe && owner(c.tick) == tick)
                     .map(|c| c.mean_ns)
                     .or_else(|| {
                         let all: Vec<f64> = cal
@@ -218,6 +271,7 @@ impl Costs {
                     at(Probe::HookSkipped),
                     at(Probe::HookSkippedInContextMin).zip(at(Probe::HookSkippedInContextMax)),
                 ),
+                disabled_ns: at(Probe::Disabled).unwrap_or(0.0),
             });
         }
         if phases.is_empty() {
@@ -266,6 +320,16 @@ impl Costs {
             },
             own: 0..0,
             at: 0,
+            speed: {
+                let mut v: Vec<Speed> = p
+                    .speed_in_run
+                    .iter()
+                    .map(|s| Speed::of(s, p.clock.ns_per_tick))
+                    .collect();
+                v.sort_by_key(|r| (r.thread, r.tick));
+                v.into()
+            },
+            own_speed: 0..0,
             tick: 0,
         })
     }
@@ -350,6 +414,30 @@ impl Costs {
             EventKind::Skipped { .. } => 0.0,
             _ => ph.event_ns,
         }
+    }
+
+    /// How much shorter and how much longer a time from which `removed_ns`
+    /// of probe cost was taken would be if every probe had cost its
+    /// calibration scaled by the fastest and by the slowest speed this
+    /// location's core ran at in the run (the 5th and 95th percentiles of
+    /// its [`Speed`] windows against the calibration nearest in time);
+    /// `None` without three windows.
+    pub fn speed_range(&self, removed_ns: f64) -> Option<(f64, f64)> {
+        let own = &self.speed[self.own_speed.clone()];
+        let mut ratios: Vec<f64> = own
+            .iter()
+            .filter_map(|s| {
+                let ph = self.phases.iter().rev().find(|p| p.from_tick <= s.tick)?;
+                (ph.disabled_ns > 0.0).then(|| s.ns / ph.disabled_ns)
+            })
+            .map(|r| r.clamp(SPEED_BOUNDS.0, SPEED_BOUNDS.1))
+            .collect();
+        if ratios.len() < 3 {
+            return None;
+        }
+        ratios.sort_by(f64::total_cmp);
+        let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+        Some(context_range((at(0.05), at(0.95)), removed_ns))
     }
 }
 

@@ -226,6 +226,7 @@ impl<'a> LocPass<'a> {
         let mut stats = self.stats;
         if stats.probe_ns > 0.0 {
             stats.context_ns = self.costs.context_range(stats.probe_ns);
+            stats.speed_ns = self.costs.speed_range(stats.probe_ns);
         }
         let mut tree = self.tree;
         tree.seen(self.last_tick);

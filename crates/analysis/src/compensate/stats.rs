@@ -18,6 +18,10 @@ pub struct LocStats {
     /// costs in the dearest and in the cheapest kind of loop timed at
     /// calibration (`Costs::context`), ns; `None` without that measurement.
     pub context_ns: Option<(f64, f64)>,
+    /// The same if every removed probe had cost its calibration scaled by
+    /// the fastest and the slowest speed the location's core ran at in the
+    /// run (`Costs::speed_range`), ns; `None` without that measurement.
+    pub speed_ns: Option<(f64, f64)>,
     /// The runtime's flush time removed, ns.
     pub flush_ns: f64,
     /// Measured waiting that the approximation no longer needed, ns.
@@ -42,6 +46,7 @@ crate::wire::fields!(LocStats {
     probe_ns,
     uncertainty_ns,
     context_ns,
+    speed_ns,
     flush_ns,
     wait_removed_ns,
     wait_added_ns,

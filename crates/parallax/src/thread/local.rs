@@ -4,6 +4,7 @@
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering::*};
 
+use parallax_model::defs::Def;
 use parallax_model::evcodec;
 use parallax_model::event::{EventKind, RegionId};
 use parallax_model::file;
@@ -16,6 +17,23 @@ use crate::files;
 use crate::losses;
 use crate::process;
 use crate::states;
+
+/// How often a thread times its core's speed, and how many timings make
+/// one written window. The shared cores of virtual machines change speed
+/// within milliseconds; one timing costs about 0.2 us.
+const METER_EVERY_NS: u64 = 250_000;
+const METER_WINDOW: u64 = 32;
+
+/// [`METER_EVERY_NS`] in the clock's ticks (the process's clock rate, once
+/// known; nanoseconds before).
+fn meter_every_ticks() -> u64 {
+    let per_ns = process::ticks_per_ns();
+    if per_ns > 0.0 {
+        (METER_EVERY_NS as f64 * per_ns) as u64
+    } else {
+        METER_EVERY_NS
+    }
+}
 
 /// The owning thread's handle on its state: the owner's part, and the
 /// state for what it shares.
@@ -59,6 +77,12 @@ impl Local<'_> {
         let bits = if trace { TRACE } else { 0 } | if profile { PROFILE } else { 0 };
         self.own.mode = bits | clock_bits();
         self.st.shared.mode.store(bits, Relaxed);
+    }
+
+    /// This state never times its core's speed (calibration's scratch
+    /// states: their figures would be written as some location's).
+    pub(crate) fn never_meter(&mut self) {
+        self.own.meter_at = u64::MAX;
     }
 
     /// The location number of this thread.
@@ -108,6 +132,9 @@ impl Local<'_> {
         let p = self.room();
         let m = self.own.mode;
         let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.own.last);
+        if t >= self.own.meter_at {
+            self.meter(t);
+        }
         if m & TRACE != 0 {
             // Safety: `room` left at least RESERVE bytes after `p`.
             let p = unsafe { evcodec::put_enter(p, t - self.own.last, region) };
@@ -128,6 +155,9 @@ impl Local<'_> {
         let p = self.room();
         let m = self.own.mode;
         let t = clock::read(m & TSC != 0, m & FENCED != 0).max(self.own.last);
+        if t >= self.own.meter_at {
+            self.meter(t);
+        }
         if m & TRACE != 0 {
             // Safety: as in `enter`.
             let p = unsafe { evcodec::put_leave(p, t - self.own.last) };
@@ -138,6 +168,29 @@ impl Local<'_> {
             self.own.profile.leave(t);
         }
         fence(m);
+    }
+
+    /// Times the core's speed: calibration's disabled-probe loop, at most every [`METER_EVERY_NS`]; every [`METER_WINDOW`] runs
+    /// are written as a [`Def::SpeedInRun`] (compensation scales the
+    /// calibrated probe costs by them).
+    #[cold]
+    #[inline(never)]
+    fn meter(&mut self, t: u64) {
+        // Once to bring the loop into the caches, once timed, as
+        // calibration times it.
+        crate::calibrate::disabled_batch_ticks();
+        self.own.meter_samples += 1;
+        self.own.meter_ticks += crate::calibrate::disabled_batch_ticks();
+        self.own.meter_at = t.saturating_add(meter_every_ticks());
+        if self.own.meter_samples >= METER_WINDOW {
+            let def = Def::SpeedInRun {
+                thread: self.thread(),
+                tick: t,
+                samples: std::mem::take(&mut self.own.meter_samples),
+                ticks: std::mem::take(&mut self.own.meter_ticks),
+            };
+            process::try_write_defs(&[def]);
+        }
     }
 
     /// Records an event other than enter/leave (those keep the profile too).

@@ -63,6 +63,12 @@ pub(crate) struct Own {
     /// handler runs on it, and needs more room than the usual few pages
     /// (null until made; it is never released, like the state).
     pub(super) altstack: *mut u8,
+    /// The tick from which the next enter or leave times the core's speed
+    /// (`Local::meter`; never on calibration's scratch states), and the
+    /// window of timings not written yet.
+    pub(super) meter_at: u64,
+    pub(super) meter_samples: u64,
+    pub(super) meter_ticks: u64,
 }
 
 /// What any thread may touch of a state.
@@ -150,6 +156,9 @@ impl ThreadState {
                     len: 0,
                     epoch: 0,
                     altstack: ptr::null_mut(),
+                    meter_at: 0,
+                    meter_samples: 0,
+                    meter_ticks: 0,
                 }),
                 shared: Shared {
                     lock: AtomicBool::new(false),

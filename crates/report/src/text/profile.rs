@@ -241,6 +241,9 @@ fn probe_costs(s: &mut String, p: &Process) {
             runs.len()
         ));
     }
+    if let Some(line) = speed_line(p, cal(Probe::Disabled).map(|c| c.mean_ns)) {
+        lines.push(line);
+    }
     for (i, line) in lines.iter().enumerate() {
         let head = if i == 0 {
             "Probe cost  "
@@ -249,6 +252,32 @@ fn probe_costs(s: &mut String, p: &Process) {
         };
         let _ = writeln!(s, "{head}{}", fmt::fit(line, WIDTH - 12));
     }
+}
+
+/// How fast the process's cores ran in the run against calibration (see
+/// [`parallax_model::defs::Def::SpeedInRun`]): the fastest and slowest
+/// window's time of a disabled probe against `calibrated_ns`, the
+/// start-up calibration's.
+fn speed_line(p: &Process, calibrated_ns: Option<f64>) -> Option<String> {
+    let calibrated_ns = calibrated_ns.filter(|&c| c > 0.0)?;
+    let windows = &p.speed_in_run;
+    let ns: Vec<f64> = windows
+        .iter()
+        .map(|w| w.check_ns(p.clock.ns_per_tick))
+        .collect();
+    if ns.is_empty() {
+        return None;
+    }
+    let lo = ns.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = ns.iter().cloned().fold(0.0, f64::max);
+    Some(format!(
+        "speed in the run: disabled probe {:.2}-{:.2} ns, {:.2}-{:.2}x calibrated ({} windows)",
+        lo,
+        hi,
+        lo / calibrated_ns,
+        hi / calibrated_ns,
+        windows.len()
+    ))
 }
 
 /// The whole time of one location or of several, which a table's shares
