@@ -231,6 +231,11 @@ pub struct UserKernel {
     pub throttled_functions: u64,
     /// Locations where the kernel function was recorded.
     pub locations: usize,
+    /// Measured runs whose range of T_a at the fastest and slowest speed
+    /// the cores ran at (`parallax compensate`'s speed range) holds T, of
+    /// the runs that have one.
+    pub within_speed_range: usize,
+    pub with_speed_range: usize,
 }
 
 /// The median and worst |T_a/T - 1| of a group of kernels.
@@ -264,6 +269,10 @@ pub struct UserReport {
 struct Measured {
     t_m: f64,
     t_a: f64,
+    /// How much shorter and longer T_a would be at the fastest and
+    /// slowest speed the cores ran at (`parallax compensate`'s `speed_ns`,
+    /// the widest over locations), seconds.
+    speed: Option<(f64, f64)>,
     printed: f64,
     events: u64,
     throttled: u64,
@@ -505,9 +514,13 @@ impl Ctx<'_> {
         let summary = run_ok(&mut c, &format!("parallax compensate ({})", self.what()))?;
         let summary: serde_json::Value = serde_json::from_str(&summary)
             .map_err(|e| format!("parallax compensate --json: {e}"))?;
-        let events = summary["locations"]
-            .as_array()
-            .map_or(0, |ls| ls.iter().filter_map(|l| l["events"].as_u64()).sum());
+        let locs = summary["locations"].as_array().cloned().unwrap_or_default();
+        let events = locs.iter().filter_map(|l| l["events"].as_u64()).sum();
+        let speed = locs
+            .iter()
+            .filter_map(|l| Some((l["speed_ns"][0].as_f64()?, l["speed_ns"][1].as_f64()?)))
+            .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)))
+            .map(|(shorter, longer)| (shorter * 1e-9, longer * 1e-9));
         let (t_m, locations) = kernel_time(&exp)?;
         let (t_a, _) = kernel_time(&comp)?;
         let throttled = throttled(&exp);
@@ -519,6 +532,7 @@ impl Ctx<'_> {
         Ok(Measured {
             t_m,
             t_a,
+            speed,
             printed,
             events,
             throttled,
@@ -611,6 +625,15 @@ impl Ctx<'_> {
             events: count(|m| m.events),
             throttled_functions: count(|m| m.throttled),
             locations: ms.iter().map(|m| m.locations).max().unwrap_or(0),
+            within_speed_range: ms
+                .iter()
+                .filter(|m| {
+                    m.speed.is_some_and(|(shorter, longer)| {
+                        (m.t_a - shorter..=m.t_a + longer).contains(&t_med)
+                    })
+                })
+                .count(),
+            with_speed_range: ms.iter().filter(|m| m.speed.is_some()).count(),
         }
     }
 }
@@ -670,6 +693,11 @@ pub fn print_text(r: &UserReport) {
             }
         }
     }
+    let within: usize = r.kernels.iter().map(|k| k.within_speed_range).sum();
+    let with: usize = r.kernels.iter().map(|k| k.with_speed_range).sum();
+    println!(
+        "T within the approximated range at the cores' fastest and slowest speed: {within} of {with} measured runs"
+    );
     for f in &r.failed {
         println!("failed: {f}");
     }

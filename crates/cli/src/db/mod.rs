@@ -221,35 +221,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             } else if runs.is_empty() {
                 crate::console::out(&format!("No runs in {}\n", inert(&path.to_string_lossy())))?;
             } else {
-                let cols = [
-                    "id",
-                    "program",
-                    "ranks",
-                    "locs",
-                    "wall",
-                    "started (UTC)",
-                    "status",
-                    "tags",
-                ]
-                .map(String::from);
-                let rows: Vec<Vec<String>> = runs
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.id.to_string(),
-                            r.program.clone(),
-                            r.ranks.to_string(),
-                            r.threads.to_string(),
-                            r.wall_s.map(|w| fmt::ns(w * 1e9)).unwrap_or_default(),
-                            r.start_unix_ns
-                                .map(|t| fmt::date_time(t / 1_000_000_000))
-                                .unwrap_or_default(),
-                            status(r),
-                            r.tags.join(","),
-                        ]
-                    })
-                    .collect();
-                crate::console::out(&fmt::table(&cols, &rows, 100))?;
+                let states: Vec<String> = runs.iter().map(status).collect();
+                crate::console::out(&parallax_report::text::runs::list(&runs, &states))?;
             }
         }
         Command::Show { id, top, json } => show(&db, id, top, json)?,

@@ -1,4 +1,5 @@
-//! The run database's views (`parallax db show`, `db compare`) as text.
+//! The run database's views (`parallax db list`, `db show`, `db compare`)
+//! as text.
 
 use parallax_db::query::PathStat;
 use parallax_db::{CompareTable, RunRow};
@@ -6,6 +7,41 @@ use parallax_output::text::inert;
 use parallax_view::finding::Finding;
 
 use super::fmt;
+
+/// The runs of `parallax db list`, one row each; `states[i]` says how run
+/// `i` stands.
+pub fn list(runs: &[RunRow], states: &[String]) -> String {
+    let cols = [
+        "id",
+        "program",
+        "ranks",
+        "locs",
+        "wall",
+        "started (UTC)",
+        "status",
+        "tags",
+    ]
+    .map(String::from);
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .zip(states)
+        .map(|(r, state)| {
+            vec![
+                r.id.to_string(),
+                r.program.clone(),
+                r.ranks.to_string(),
+                r.threads.to_string(),
+                r.wall_s.map(|w| fmt::ns(w * 1e9)).unwrap_or_default(),
+                r.start_unix_ns
+                    .map(|t| fmt::date_time(t / 1_000_000_000))
+                    .unwrap_or_default(),
+                state.clone(),
+                r.tags.join(","),
+            ]
+        })
+        .collect();
+    fmt::table(&cols, &rows, 100)
+}
 
 /// Run `r` in full: its metadata (`state`: how it stands), derived
 /// metrics, heaviest call paths and findings.
