@@ -355,7 +355,7 @@ fn to_json(s: &Summary, out: &std::path::Path) -> serde_json::Value {
 /// the most that `range` of a location's figures allows (the loops timed
 /// at calibration, the cores' speed in the run): the range of the location
 /// that ends last.
-fn approximated_range(
+pub(crate) fn approximated_range(
     s: &Summary,
     range: impl Fn(&LocStats) -> Option<(f64, f64)>,
 ) -> Option<(f64, f64)> {

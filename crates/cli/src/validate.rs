@@ -310,6 +310,9 @@ struct Measured {
     /// Per rank: (rank, measured, approximated) from its first to its last
     /// event.
     ranks: Vec<(u32, f64, f64)>,
+    /// The approximated time had every probe cost its calibration at the
+    /// fastest and at the slowest speed the cores ran at in the run.
+    speed_range: Option<(f64, f64)>,
 }
 
 impl Measured {
@@ -339,11 +342,15 @@ impl Measured {
             }
         }
         let removed = ((s.measured_ns - s.approximated_ns) / 1e9).max(0.0);
+        let outside = (wall - s.measured_ns / 1e9).max(0.0);
+        let speed_range = crate::compensate::approximated_range(s, |st| st.speed_ns)
+            .map(|(lo, hi)| (lo / 1e9 + outside, hi / 1e9 + outside));
         Measured {
             wall,
             removed,
-            outside: (wall - s.measured_ns / 1e9).max(0.0),
+            outside,
             ranks,
+            speed_range,
         }
     }
 }
@@ -538,6 +545,14 @@ fn to_json(a: &Args, options: &[String], plain: &[f64], measured: &[Measured]) -
             })
         })
         .collect();
+    let speed: Vec<Value> = measured
+        .iter()
+        .map(|m| m.speed_range.map_or(Value::Null, |(lo, hi)| json!([lo, hi])))
+        .collect();
+    let within_speed = measured
+        .iter()
+        .filter(|m| m.speed_range.is_some_and(|(lo, hi)| (lo..=hi).contains(&t)))
+        .count();
     let noise = relative(plain, t);
     let errors = relative(&approx, t);
     let measured_errors = relative(&wall, t);
@@ -564,6 +579,8 @@ fn to_json(a: &Args, options: &[String], plain: &[f64], measured: &[Measured]) -
         },
         "noise": {"plain_min": min(&noise), "plain_max": max(&noise)},
         "within_noise": min(&noise) <= error && error <= max(&noise),
+        "approximated_speed_range_s": speed,
+        "plain_within_speed_range": within_speed,
         "ranks": ranks,
     })
 }
@@ -660,6 +677,26 @@ fn text(r: &Value) -> String {
         median(&values(&r["removed_s"])),
         median(&values(&r["outside_events_s"]))
     );
+    let ranges: Vec<(f64, f64)> = r["approximated_speed_range_s"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| Some((v[0].as_f64()?, v[1].as_f64()?)))
+        .collect();
+    if !ranges.is_empty() {
+        let lo: Vec<f64> = ranges.iter().map(|x| x.0).collect();
+        let hi: Vec<f64> = ranges.iter().map(|x| x.1).collect();
+        let _ = writeln!(
+            s,
+            "Had every probe cost its calibration at the fastest and at the slowest speed the \
+             cores ran at (timed in each run), the approximated time would lie between {:.4} \
+             and {:.4} s (medians); the plain median lies in that range in {} of {} runs.",
+            median(&lo),
+            median(&hi),
+            r["plain_within_speed_range"],
+            ranges.len()
+        );
+    }
     let ranks = r["ranks"].as_array().map_or(&[][..], Vec::as_slice);
     if ranks.len() > 1 {
         let _ = writeln!(

@@ -131,6 +131,17 @@ fn validate_json_has_every_run_and_consistent_figures() {
     );
     assert!(nlo <= 0.0 && nhi >= 0.0, "{r}");
     assert_eq!(r["within_noise"].as_bool(), Some(nlo <= err && err <= nhi));
+    // Per run, the approximated time at the cores' fastest and slowest
+    // speed, where the run timed it; the plain median is counted in it.
+    let ranges = r["approximated_speed_range_s"].as_array().unwrap();
+    assert_eq!(ranges.len(), 3, "{r}");
+    let mut within = 0;
+    for x in ranges.iter().filter(|x| !x.is_null()) {
+        let (lo, hi) = (x[0].as_f64().unwrap(), x[1].as_f64().unwrap());
+        assert!(0.0 <= lo && lo <= hi, "{r}");
+        within += (lo..=hi).contains(&t) as u64;
+    }
+    assert_eq!(r["plain_within_speed_range"].as_u64(), Some(within), "{r}");
     // One process: one rank, measured and approximated in every run.
     let ranks = r["ranks"].as_array().unwrap();
     assert_eq!(ranks.len(), 1, "{r}");
