@@ -547,7 +547,10 @@ fn to_json(a: &Args, options: &[String], plain: &[f64], measured: &[Measured]) -
         .collect();
     let speed: Vec<Value> = measured
         .iter()
-        .map(|m| m.speed_range.map_or(Value::Null, |(lo, hi)| json!([lo, hi])))
+        .map(|m| {
+            m.speed_range
+                .map_or(Value::Null, |(lo, hi)| json!([lo, hi]))
+        })
         .collect();
     let within_speed = measured
         .iter()
