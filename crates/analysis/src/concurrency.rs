@@ -191,7 +191,10 @@ impl Ord for Change {
 
 /// The concurrency profile of all traced locations: the busy-state changes
 /// of every location merged in time order as the traces are read, so that
-/// memory holds one block per location, whatever the traces' length.
+/// memory holds a few blocks per location, whatever the traces' length.
+/// Where there are several locations and cores, each location's trace is
+/// read on a thread of its own (at most [`THREADED`] locations), handing
+/// its changes to the merge in batches ([`merge_threaded`]).
 pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
     let locs = trace::locations(exp);
     let t0 = exp.t0_ns();
@@ -199,16 +202,105 @@ pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
     for l in &locs {
         streams.push(Changes::new(exp, l, t0)?);
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let n = streams.len();
+    let (figures, streams) = if cores < 2 || !(2..=THREADED).contains(&n) {
+        (merge(n, |i| streams[i].next_or_end()), streams)
+    } else {
+        merge_threaded(streams, Changes::next_or_end)
+    };
+    let warnings = streams
+        .iter()
+        .filter_map(|s| s.stream.warning.clone())
+        .collect();
+    let (time_ns, span) = figures;
+    Ok(Concurrency {
+        locations: n,
+        time_ns,
+        total_ns: span.map_or(0.0, |(first, last)| last - first),
+        warnings,
+    })
+}
+
+/// [`merge`] of the changes `next` draws from each of `streams`, each
+/// drawn on a thread of its own and handed over in batches; the streams
+/// come back with the figures.
+fn merge_threaded<S: Send>(
+    streams: Vec<S>,
+    next: fn(&mut S) -> Option<(f64, i32)>,
+) -> (Figures, Vec<S>) {
+    std::thread::scope(|scope| {
+        let mut readers = Vec::with_capacity(streams.len());
+        let mut handles = Vec::with_capacity(streams.len());
+        for mut s in streams {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(f64, i32)>>(2);
+            readers.push(Batches {
+                rx,
+                batch: Vec::new(),
+                at: 0,
+            });
+            handles.push(scope.spawn(move || {
+                loop {
+                    let batch: Vec<(f64, i32)> =
+                        std::iter::from_fn(|| next(&mut s)).take(BATCH).collect();
+                    let last = batch.len() < BATCH;
+                    if (!batch.is_empty() && tx.send(batch).is_err()) || last {
+                        break;
+                    }
+                }
+                s
+            }));
+        }
+        let figures = merge(readers.len(), |i| readers[i].next());
+        drop(readers);
+        let streams = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect();
+        (figures, streams)
+    })
+}
+
+/// Time with exactly k locations busy (k = 0..=n), and the first and last
+/// change's times.
+type Figures = (Vec<f64>, Option<(f64, f64)>);
+
+/// Locations whose traces are read on threads of their own, at most.
+const THREADED: usize = 64;
+
+/// Changes handed from a location's reader to the merge at a time.
+const BATCH: usize = 4096;
+
+/// A location's changes as its reader thread hands them over.
+struct Batches {
+    rx: std::sync::mpsc::Receiver<Vec<(f64, i32)>>,
+    batch: Vec<(f64, i32)>,
+    at: usize,
+}
+
+impl Batches {
+    fn next(&mut self) -> Option<(f64, i32)> {
+        if self.at == self.batch.len() {
+            self.batch = self.rx.recv().ok()?;
+            self.at = 0;
+        }
+        self.at += 1;
+        self.batch.get(self.at - 1).copied()
+    }
+}
+
+/// Time with exactly k of `n` locations busy, from each location's changes
+/// in time order (`next(i)`, `None` once location `i` has no more), merged
+/// by time; and the first and last change's times.
+fn merge(n: usize, mut next: impl FnMut(usize) -> Option<(f64, i32)>) -> Figures {
     let mut heap = std::collections::BinaryHeap::new();
-    for (i, s) in streams.iter_mut().enumerate() {
-        if let Some((t, d)) = s.next_or_end() {
+    for i in 0..n {
+        if let Some((t, d)) = next(i) {
             heap.push(std::cmp::Reverse(Change(t, d, i)));
         }
     }
-    let n = locs.len();
     let mut time_ns = vec![0.0; n + 1];
     let mut k: i64 = 0;
-    // The first change's time, and the last's.
     let mut span: Option<(f64, f64)> = None;
     while let Some(std::cmp::Reverse(Change(t, d, i))) = heap.pop() {
         let (_, prev) = *span.get_or_insert((t, t));
@@ -217,20 +309,11 @@ pub fn profile(exp: &Experiment) -> Result<Concurrency, Error> {
         if let Some(s) = &mut span {
             s.1 = t;
         }
-        if let Some((t, d)) = streams[i].next_or_end() {
+        if let Some((t, d)) = next(i) {
             heap.push(std::cmp::Reverse(Change(t, d, i)));
         }
     }
-    let warnings = streams
-        .iter()
-        .filter_map(|s| s.stream.warning.clone())
-        .collect();
-    Ok(Concurrency {
-        locations: n,
-        time_ns,
-        total_ns: span.map_or(0.0, |(first, last)| last - first),
-        warnings,
-    })
+    (time_ns, span)
 }
 
 /// The profile of `n` locations from all their busy-state changes (time
@@ -259,6 +342,30 @@ pub fn from_transitions(n: usize, mut all: Vec<(f64, i32)>, warnings: Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn threads_merge_as_one_does() {
+        // Three locations, one with many batches' worth of changes, busy
+        // and idle in turns at times that interleave.
+        let changes = |n: usize, step: f64, start: f64| -> Vec<(f64, i32)> {
+            (0..n)
+                .map(|i| (start + i as f64 * step, if i % 2 == 0 { 1 } else { -1 }))
+                .collect()
+        };
+        let all = [
+            changes(3 * BATCH + 17, 1.0, 0.0),
+            changes(BATCH, 3.5, 0.25),
+            changes(2, 100.0, 7.0),
+        ];
+        let mut one: Vec<std::vec::IntoIter<(f64, i32)>> =
+            all.iter().map(|c| c.clone().into_iter()).collect();
+        let direct = merge(3, |i| one[i].next());
+        let streams = all.iter().map(|c| c.clone().into_iter()).collect();
+        let (threaded, left) = merge_threaded(streams, Iterator::next);
+        assert_eq!(direct, threaded);
+        assert!(left.into_iter().all(|mut s| s.next().is_none()));
+        assert!(direct.0[2] > 0.0 && direct.0[3] > 0.0, "{direct:?}");
+    }
 
     #[test]
     fn cedar_figures() {

@@ -465,6 +465,32 @@ pub fn encode_end(tick: u64, mono_ns: u64, unix_ns: u64, out: &mut [u8; END_RECO
     }
 }
 
+/// Room [`encode_speed`] needs: a code byte and four varints with the
+/// slack of the last one.
+pub const SPEED_RECORD_LEN: usize = 1 + 4 * varint::SLACK + varint::SLACK;
+
+/// Encodes [`Def::SpeedInRun`] into `out` without allocating, for a probe
+/// that may run in a signal handler; returns its length.
+pub fn encode_speed(
+    thread: u32,
+    tick: u64,
+    samples: u64,
+    ticks: u64,
+    out: &mut [u8; SPEED_RECORD_LEN],
+) -> usize {
+    let base = out.as_mut_ptr();
+    // Safety: every varint is written with SLACK bytes left in `out`
+    // (SPEED_RECORD_LEN counts them).
+    unsafe {
+        *base = code::SPEED_IN_RUN;
+        let mut p = base.add(1);
+        for v in [thread as u64, tick, samples, ticks] {
+            p = varint::put_unchecked(p, v);
+        }
+        p.offset_from(base) as usize
+    }
+}
+
 fn put_str(out: &mut Vec<u8>, s: &str) {
     varint::put(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
@@ -645,11 +671,9 @@ impl Def {
                 samples,
                 ticks,
             } => {
-                out.push(code::SPEED_IN_RUN);
-                varint::put(out, *thread as u64);
-                varint::put(out, *tick);
-                varint::put(out, *samples);
-                varint::put(out, *ticks);
+                let mut b = [0u8; SPEED_RECORD_LEN];
+                let n = encode_speed(*thread, *tick, *samples, *ticks, &mut b);
+                out.extend_from_slice(&b[..n]);
             }
             Def::Summary { thread, summary } => {
                 out.push(code::SUMMARY);

@@ -475,6 +475,21 @@ pub(crate) fn try_write_defs(defs: &[Def]) -> bool {
     true
 }
 
+/// Writes how fast location `thread`'s core ran ([`Def::SpeedInRun`])
+/// without allocating: a probe in a signal handler may have interrupted
+/// the allocator. Gives up if the definitions file stays busy a moment.
+pub(crate) fn try_write_speed(thread: u32, tick: u64, samples: u64, ticks: u64) {
+    let Some(guard) = failsafe::lock_briefly(&RUNNING, 1000) else {
+        return;
+    };
+    if let Some(r) = guard.as_ref() {
+        let mut payload = [0u8; parallax_model::defs::SPEED_RECORD_LEN];
+        let n = parallax_model::defs::encode_speed(thread, tick, samples, ticks, &mut payload);
+        let header = file::block_header(&payload[..n]);
+        let _ = files::write_all(r.defs_fd, &[&header, &payload[..n]]);
+    }
+}
+
 /// Counts a buffer flush.
 pub(crate) fn note_flush() {
     FLUSHES.fetch_add(1, Relaxed);

@@ -4,7 +4,6 @@
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, Ordering::*};
 
-use parallax_model::defs::Def;
 use parallax_model::evcodec;
 use parallax_model::event::{EventKind, RegionId};
 use parallax_model::file;
@@ -171,7 +170,7 @@ impl Local<'_> {
     }
 
     /// Times the core's speed: calibration's disabled-probe loop, at most every [`METER_EVERY_NS`]; every [`METER_WINDOW`] runs
-    /// are written as a [`Def::SpeedInRun`] (compensation scales the
+    /// are written as a `Def::SpeedInRun` (compensation scales the
     /// calibrated probe costs by them).
     #[cold]
     #[inline(never)]
@@ -183,13 +182,12 @@ impl Local<'_> {
         self.own.meter_ticks += crate::calibrate::disabled_batch_ticks();
         self.own.meter_at = t.saturating_add(meter_every_ticks());
         if self.own.meter_samples >= METER_WINDOW {
-            let def = Def::SpeedInRun {
-                thread: self.thread(),
-                tick: t,
-                samples: std::mem::take(&mut self.own.meter_samples),
-                ticks: std::mem::take(&mut self.own.meter_ticks),
-            };
-            process::try_write_defs(&[def]);
+            process::try_write_speed(
+                self.thread(),
+                t,
+                std::mem::take(&mut self.own.meter_samples),
+                std::mem::take(&mut self.own.meter_ticks),
+            );
         }
     }
 
