@@ -28,6 +28,8 @@ use crate::region::{self, Callsite, PreservingGuard, RegionGuard};
 use crate::thread::{self, NewState, ThreadState};
 
 const BATCH: usize = 256;
+// The speed windows say how long batches of disabled probes took.
+const _: () = assert!(BATCH as u64 == parallax_model::experiment::SpeedInRun::CHECKS);
 
 /// A flag shaped like the probes' global one, always off: timing a check of
 /// it is timing a disabled probe.
@@ -106,11 +108,14 @@ pub fn measure(mode: Mode, batches: usize) -> Vec<Calibration> {
             // The first batch warms caches and branch predictors up.
             if b > 0 {
                 for k in 0..n {
-                    samples[k].push(c[k + 1].saturating_sub(c[k]));
+                    // The disabled probes are timed within their function.
+                    let t = if k == 4 {
+                        disabled
+                    } else {
+                        c[k + 1].saturating_sub(c[k])
+                    };
+                    samples[k].push(t);
                 }
-                // Timed within their batch's function.
-                samples[4].pop();
-                samples[4].push(disabled);
             }
         }
     });

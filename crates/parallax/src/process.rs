@@ -95,7 +95,6 @@ impl std::fmt::Display for InitError {
 
 impl std::error::Error for InitError {}
 
-/// Whether probes record now.
 /// The clock's ticks per second as the measurement found them (as f64
 /// bits; 0 before).
 static CLOCK_HZ: AtomicU64 = AtomicU64::new(0);
@@ -105,6 +104,7 @@ pub(crate) fn ticks_per_ns() -> f64 {
     f64::from_bits(CLOCK_HZ.load(Relaxed)) / 1e9
 }
 
+/// Whether probes record now.
 #[inline]
 pub(crate) fn active() -> bool {
     let f = FLAGS.load(Relaxed);
@@ -447,10 +447,15 @@ fn write_defs_fd(fd: i32, defs: &[Def]) {
     for d in defs {
         d.encode(&mut payload);
     }
-    let header = file::block_header(&payload);
-    // A definitions file that cannot be written loses its facts, nothing
-    // more; the reader says the process did not finish.
-    let _ = files::write_all(fd, &[&header, &payload]);
+    write_defs_block(fd, &payload);
+}
+
+/// Appends encoded definitions as one block, without allocating. A
+/// definitions file that cannot be written loses its facts, nothing more;
+/// the reader says the process did not finish.
+fn write_defs_block(fd: i32, payload: &[u8]) {
+    let header = file::block_header(payload);
+    let _ = files::write_all(fd, &[&header, payload]);
 }
 
 /// Appends definitions to the running measurement's file.
@@ -485,8 +490,7 @@ pub(crate) fn try_write_speed(thread: u32, tick: u64, samples: u64, ticks: u64) 
     if let Some(r) = guard.as_ref() {
         let mut payload = [0u8; parallax_model::defs::SPEED_RECORD_LEN];
         let n = parallax_model::defs::encode_speed(thread, tick, samples, ticks, &mut payload);
-        let header = file::block_header(&payload[..n]);
-        let _ = files::write_all(r.defs_fd, &[&header, &payload[..n]]);
+        write_defs_block(r.defs_fd, &payload[..n]);
     }
 }
 
@@ -608,8 +612,7 @@ fn end_image() -> bool {
         let (tick, mono) = clock::sample();
         let mut payload = [0u8; parallax_model::defs::END_RECORDS_LEN];
         let n = parallax_model::defs::encode_end(tick, mono, clock::unix_ns(), &mut payload);
-        let header = file::block_header(&payload[..n]);
-        let _ = files::write_all(r.defs_fd, &[&header, &payload[..n]]);
+        write_defs_block(r.defs_fd, &payload[..n]);
     }
     drop(running);
     PHASE.store(3, Release);
