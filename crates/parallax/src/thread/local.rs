@@ -22,6 +22,8 @@ use crate::states;
 /// within milliseconds; one timing costs about 0.2 us.
 const METER_EVERY_NS: u64 = 250_000;
 const METER_WINDOW: u64 = 32;
+/// Longer than any undisturbed timing (256 checks of a flag).
+const METER_CEILING_NS: u64 = 10_000;
 
 /// [`METER_EVERY_NS`] in the clock's ticks (the process's clock rate, once
 /// known; nanoseconds before).
@@ -169,18 +171,25 @@ impl Local<'_> {
         fence(m);
     }
 
-    /// Times the core's speed: calibration's disabled-probe loop, at most every [`METER_EVERY_NS`]; every [`METER_WINDOW`] runs
-    /// are written as a `Def::SpeedInRun` (compensation scales the
-    /// calibrated probe costs by them).
+    /// Times the core's speed with calibration's disabled-probe loop, at
+    /// most every [`METER_EVERY_NS`]; every [`METER_WINDOW`] timings are
+    /// written as a `Def::SpeedInRun` (reports and compensation show the
+    /// range of probe costs they allow).
     #[cold]
     #[inline(never)]
     fn meter(&mut self, t: u64) {
         // Once to bring the loop into the caches, once timed, as
         // calibration times it.
         crate::calibrate::disabled_batch_ticks();
-        self.own.meter_samples += 1;
-        self.own.meter_ticks += crate::calibrate::disabled_batch_ticks();
-        self.own.meter_at = t.saturating_add(meter_every_ticks());
+        let took = crate::calibrate::disabled_batch_ticks();
+        let every = meter_every_ticks();
+        // A timing the operating system interrupted (longer than any
+        // undisturbed run of the loop) says nothing of the core's speed.
+        if took <= every / (METER_EVERY_NS / METER_CEILING_NS) {
+            self.own.meter_samples += 1;
+            self.own.meter_ticks += took;
+        }
+        self.own.meter_at = t.saturating_add(every);
         if self.own.meter_samples >= METER_WINDOW {
             process::try_write_speed(
                 self.thread(),
