@@ -2,8 +2,8 @@
 //! Rust cannot define (C variadics, caller addresses, handles and macros of
 //! mpi.h and shmem.h) and that must be exported from the cdylib.
 //!
-//! - `shim/hooks.c`, `shim/pthread.c`, `shim/process.c` and `shim/gasp.c`
-//!   are always built,
+//! - `shim/hooks.c`, `shim/pthread.c`, `shim/process.c`, `shim/gasp.c` and
+//!   `shim/gomp.c` are always built,
 //!   and `shim/calibrate.c` with `-finstrument-functions` (the calls that
 //!   calibrate the compiler hooks).
 //! - `shim/mpi.c` is built against the mpi.h of the `mpicc` found on PATH
@@ -42,6 +42,7 @@ fn main() {
         "shim/pthread.c",
         "shim/process.c",
         "shim/gasp.c",
+        "shim/gomp.c",
         "shim/calibrate.c",
         "shim/mpi.c",
         "shim/shmem.c",
@@ -60,6 +61,7 @@ fn main() {
             "shim/pthread.c",
             "shim/process.c",
             "shim/gasp.c",
+            "shim/gomp.c",
         ],
         &[],
     );

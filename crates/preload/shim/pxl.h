@@ -39,10 +39,14 @@ enum {
     PXL_EV_LOCK_RELEASE = 13,
     PXL_EV_SEM_POST = 14,     /* sem */
     PXL_EV_SEM_ACQUIRED = 15,
+    PXL_EV_ADVANCE = 16,      /* var, index */
+    PXL_EV_AWAIT_DONE = 17,   /* var, index */
     PXL_EV_THREAD_CREATE = 18, /* token */
     PXL_EV_THREAD_BEGIN = 19,
     PXL_EV_THREAD_END = 20,
     PXL_EV_THREAD_JOIN = 21,
+    PXL_EV_FORK = 22,         /* team, size */
+    PXL_EV_JOIN = 23,         /* team */
     PXL_EV_PUT = 24,          /* target, bytes, addr */
     PXL_EV_GET = 25,
     PXL_EV_ATOMIC = 26,
@@ -124,6 +128,11 @@ uint64_t parallax_pl_thread_joined(uint64_t tid);
  * group id, and in `count` its size (0 if unknown). */
 void parallax_pl_barrier_init(uint64_t barrier, uint32_t count);
 uint64_t parallax_pl_barrier(uint64_t barrier, uint32_t *count);
+
+/* The region of OpenMP construct `what` ("omp barrier") of kind `kind` at
+ * code address `site` (a return address in the construct), named for the
+ * function there; 0 while not measuring (src/omp.rs). */
+uint32_t parallax_pl_omp_region(const char *what, int kind, const void *site);
 
 /* --- shared by the C wrappers (pthread.c) --- */
 

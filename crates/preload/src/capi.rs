@@ -14,7 +14,7 @@ use parallax_model::event::EventKind;
 
 /// # Safety
 /// `p` is null or NUL-terminated.
-unsafe fn text(p: *const c_char) -> String {
+pub(crate) unsafe fn text(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
     }

@@ -25,6 +25,7 @@ pub mod capi;
 pub mod cyg;
 mod filter;
 pub mod gasp;
+pub mod omp;
 pub mod reserve;
 mod settings;
 mod skip_cost;
