@@ -211,7 +211,11 @@ impl Db {
             let mut ins_prof = tx
                 .prepare(
                     "INSERT INTO profile (run, loc, callpath, count, incl_ns, excl_ns, min_ns, max_ns, sumsq_ns2) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+                     ON CONFLICT (run, loc, callpath) DO UPDATE SET \
+                     count = count + excluded.count, incl_ns = incl_ns + excluded.incl_ns, \
+                     excl_ns = excl_ns + excluded.excl_ns, min_ns = MIN(min_ns, excluded.min_ns), \
+                     max_ns = MAX(max_ns, excluded.max_ns), sumsq_ns2 = sumsq_ns2 + excluded.sumsq_ns2",
                 )
                 .map_err(e)?;
             let mut paths = Unifier::new(&tx);
@@ -220,6 +224,9 @@ impl Db {
                     .execute(params![run, li as i64, l.rank, l.thread, l.name])
                     .map_err(e)?;
                 let p = &exp.processes[l.process];
+                // Regions of one name (two static functions `helper`, two
+                // barriers of one function) share a call path here: their
+                // times add up.
                 let mut node_path: Vec<i64> = Vec::with_capacity(l.tree.nodes.len());
                 for (ni, n) in l.tree.nodes.iter().enumerate() {
                     // A parent after its child would be a damaged tree: such

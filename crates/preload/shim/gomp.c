@@ -194,9 +194,9 @@ static void implicit_task(void *p) {
     *o = saved;
 }
 
-/* The fork of team `t` by this thread at call site `ra`; 0 if the team is
+/* The fork of team `t` running `fn` by this thread; 0 if the team is
  * not measured (then the real call gets the program's own function). */
-static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n, const void *ra) {
+static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n) {
     if (!wanted())
         return 0;
     GET(GOMP_barrier);
@@ -208,9 +208,14 @@ static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n,
     t->sched = SCHED_UNKNOWN;
     t->start = 0;
     t->incr = 1;
-    uint32_t fork = site_region("omp fork", PXL_FORK, ra);
-    t->body = site_region("omp parallel", PXL_USER, ra);
-    t->barrier = site_region("omp implicit barrier", PXL_BARRIER, ra);
+    /* The construct's place: its outlined body, whose first instruction
+     * has the construct's line (a call's return address, one past the
+     * call, may share code with another construct's at -O2). A site is
+     * one past an instruction of the construct. */
+    const char *site = (const char *)(uintptr_t)fn + 1;
+    uint32_t fork = site_region("omp fork", PXL_FORK, site);
+    t->body = site_region("omp parallel", PXL_USER, site);
+    t->barrier = site_region("omp implicit barrier", PXL_BARRIER, site);
     int in = fork ? parallax_pl_enter(fork) : 0;
     t->traced = in & PXL_TRACED;
     if (t->traced) {
@@ -226,7 +231,7 @@ DECLARE(void, GOMP_parallel, (void (*)(void *), void *, unsigned, unsigned));
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
     struct team t;
     GET(GOMP_parallel);
-    if (!fork_team(&t, fn, data, n, RA))
+    if (!fork_team(&t, fn, data, n))
         return REAL(GOMP_parallel)(fn, data, n, flags);
     REAL(GOMP_parallel)(implicit_task, &t, n, flags);
 }
@@ -235,7 +240,7 @@ DECLARE(unsigned, GOMP_parallel_reductions, (void (*)(void *), void *, unsigned,
 unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
     struct team t;
     GET(GOMP_parallel_reductions);
-    if (!fork_team(&t, fn, data, n, RA))
+    if (!fork_team(&t, fn, data, n))
         return REAL(GOMP_parallel_reductions)(fn, data, n, flags);
     return REAL(GOMP_parallel_reductions)(implicit_task, &t, n, flags);
 }
@@ -247,7 +252,7 @@ unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n, un
            unsigned flags) {                                                                       \
         struct team t;                                                                             \
         GET(f);                                                                                    \
-        if (!fork_team(&t, fn, data, n, RA))                                                       \
+        if (!fork_team(&t, fn, data, n))                                                       \
             return REAL(f)(fn, data, n, start, end, incr, chunk, flags);                           \
         t.sched = sched_;                                                                          \
         t.start = start;                                                                           \
@@ -273,7 +278,7 @@ static int runtime_schedule(void) {
            unsigned flags) {                                                                       \
         struct team t;                                                                             \
         GET(f);                                                                                    \
-        if (!fork_team(&t, fn, data, n, RA))                                                       \
+        if (!fork_team(&t, fn, data, n))                                                       \
             return REAL(f)(fn, data, n, start, end, incr, flags);                                  \
         t.sched = runtime_schedule();                                                              \
         t.start = start;                                                                           \
@@ -288,7 +293,7 @@ DECLARE(void, GOMP_parallel_sections, (void (*)(void *), void *, unsigned, unsig
 void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned count, unsigned flags) {
     struct team t;
     GET(GOMP_parallel_sections);
-    if (!fork_team(&t, fn, data, n, RA))
+    if (!fork_team(&t, fn, data, n))
         return REAL(GOMP_parallel_sections)(fn, data, n, count, flags);
     t.sched = SCHED_SECTIONS;
     t.start = 1;

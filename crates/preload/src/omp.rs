@@ -7,7 +7,7 @@
 //! recorded with the region (`CodeAddress`), so that `parallax run` resolves
 //! it to the source line offline, as for compiler-instrumented functions.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, c_int};
 use std::sync::Mutex;
 
@@ -16,8 +16,14 @@ use parallax_model::region::RegionKind;
 
 use crate::capi::{active, text};
 
-/// Regions by construct and call site.
-static SITES: Mutex<Option<HashMap<(String, usize), u32>>> = Mutex::new(None);
+/// Regions by construct and call site, and the names given.
+#[derive(Default)]
+struct Sites {
+    ids: HashMap<(String, usize), u32>,
+    names: HashSet<String>,
+}
+
+static SITES: Mutex<Option<Sites>> = Mutex::new(None);
 
 /// The readable name of the function holding a construct: the function a
 /// compiler outlined a construct's body into is named for the function it
@@ -53,15 +59,24 @@ pub unsafe extern "C" fn parallax_pl_omp_region(
             return 0;
         }
         let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
-        let sites = sites.get_or_insert_with(HashMap::new);
-        if let Some(&id) = sites.get(&(what.clone(), site)) {
+        let sites = sites.get_or_insert_with(Sites::default);
+        if let Some(&id) = sites.ids.get(&(what.clone(), site)) {
             return id;
         }
         let function = crate::symbols::name_of(site).map(|n| n.pretty);
-        let name = match &function {
+        let base = match &function {
             Some(f) => format!("{what} @ {}", enclosing(f)),
             None => what.clone(),
         };
+        // Two sites of one construct in one function: numbered in the
+        // order met (`parallax run` names them by source line when the
+        // program has line information).
+        let mut name = base.clone();
+        let mut k = 1;
+        while sites.names.contains(&name) {
+            k += 1;
+            name = format!("{base} #{k}");
+        }
         let id = parallax::register_region(&name, kind, "", 0);
         if id == 0 {
             return 0;
@@ -76,7 +91,8 @@ pub unsafe extern "C" fn parallax_pl_omp_region(
                 addr: site as u64,
             });
         }
-        sites.insert((what, site), id);
+        sites.names.insert(name);
+        sites.ids.insert((what, site), id);
         id
     })
     .unwrap_or(0)

@@ -33,7 +33,7 @@ pub fn resolve(p: &Process) -> anyhow::Result<Outcome> {
         let Some(r) = p.regions.get(&region) else {
             continue;
         };
-        if r.kind != RegionKind::Function || !r.file.is_empty() || r.line != 0 {
+        if !r.file.is_empty() || r.line != 0 {
             continue; // resolved already
         }
         let Some(m) = p.module_of(addr) else {
@@ -45,6 +45,9 @@ pub fn resolve(p: &Process) -> anyhow::Result<Outcome> {
             .push((region, addr));
     }
     let mut defs = Vec::new();
+    // Construct names in use: two constructs on one line stay apart.
+    let mut taken: std::collections::HashSet<String> =
+        p.regions.values().map(|r| r.name.clone()).collect();
     for ((path, base), items) in by_module {
         let loader = match addr2line::Loader::new(&path) {
             Ok(l) => l,
@@ -54,12 +57,31 @@ pub fn resolve(p: &Process) -> anyhow::Result<Outcome> {
             }
         };
         for (region, addr) in items {
-            let vaddr = addr.wrapping_sub(base);
             let old = &p.regions[&region];
+            // A function's address is its first instruction; a construct's
+            // (an OpenMP region) is the return address of a call in it, one
+            // past the call.
+            let function = old.kind == RegionKind::Function;
+            let vaddr = addr.wrapping_sub(base).wrapping_sub(u64::from(!function));
             let (file, line) = match loader.find_location(vaddr) {
                 Ok(Some(l)) => (l.file.unwrap_or("").to_string(), l.line.unwrap_or(0)),
                 _ => (String::new(), 0),
             };
+            if !function {
+                if file.is_empty() {
+                    out.without_lines += 1;
+                    continue;
+                }
+                out.resolved += 1;
+                defs.push(Def::Region {
+                    id: region,
+                    kind: old.kind,
+                    name: construct_name(&old.name, &file, line, &mut taken),
+                    file,
+                    line,
+                });
+                continue;
+            }
             // The run-time name is already demangled, unless the program had
             // no demangler or no symbol for it.
             let unnamed = ["0x", "_Z", "_R"].iter().any(|p| old.name.starts_with(p));
@@ -88,6 +110,29 @@ pub fn resolve(p: &Process) -> anyhow::Result<Outcome> {
         experiment::append_defs(&p.dir, &defs)?;
     }
     Ok(out)
+}
+
+/// The name of a construct's region (`omp barrier @ main`, see the
+/// interposition library's `omp.rs`) with its place in the source:
+/// `omp barrier @ solver.c:41`.
+/// `taken` has the names in use, and gets this one.
+fn construct_name(
+    name: &str,
+    file: &str,
+    line: u32,
+    taken: &mut std::collections::HashSet<String>,
+) -> String {
+    let what = name.split(" @ ").next().unwrap_or(name);
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let first = format!("{what} @ {base}:{line}");
+    let mut name = first.clone();
+    let mut k = 1;
+    while taken.contains(&name) {
+        k += 1;
+        name = format!("{first} #{k}");
+    }
+    taken.insert(name.clone());
+    name
 }
 
 /// The demangled name of the function at `vaddr`: from the debug
@@ -131,7 +176,8 @@ pub fn resolve_experiment(dir: &Path, wanted: impl Fn(&Process) -> bool) -> Opti
     if resolved == 0 && no_lines == 0 && problems.is_empty() {
         return None;
     }
-    let mut s = format!("resolved {resolved} instrumented functions to source lines");
+    let mut s =
+        format!("resolved {resolved} instrumented functions and constructs to source lines");
     if no_lines > 0 {
         s += &format!("; {no_lines} without line information (build with -g to get them)");
     }

@@ -1,0 +1,277 @@
+//! OpenMP programs built by gcc, measured through libgomp's entry points
+//! with no change to their build: every construct's count against what the
+//! program did.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use common::*;
+use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ITERATION};
+use parallax_model::experiment::Process;
+use parallax_model::region::RegionKind;
+
+const N: u64 = 1000;
+
+/// workloads/c/omp_constructs.c built by gcc with OpenMP.
+fn constructs(name: &str) -> (PathBuf, PathBuf) {
+    require(&["gcc"]);
+    let d = tmp(name);
+    let exe = d.join("omp_constructs");
+    compile(
+        "gcc",
+        &[
+            "-g",
+            "-O1",
+            "-fopenmp",
+            "omp_constructs.c",
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    (d, exe)
+}
+
+/// Enters of the regions whose name starts with `prefix`, over all
+/// locations.
+fn enters_of(p: &Process, evs: &BTreeMap<u32, Vec<Event>>, prefix: &str) -> usize {
+    let ids: BTreeSet<u32> = p
+        .regions
+        .iter()
+        .filter(|(_, r)| r.name.starts_with(prefix))
+        .map(|(&id, _)| id)
+        .collect();
+    evs.values()
+        .flatten()
+        .filter(|e| matches!(e.kind, EventKind::Enter { region } if ids.contains(&region)))
+        .count()
+}
+
+/// The chunks each loop handed out: by loop, the first iterations taken by
+/// each location, and how many locations found none left.
+type Loops = BTreeMap<u64, (BTreeMap<u32, Vec<u64>>, usize)>;
+
+fn loops(evs: &BTreeMap<u32, Vec<Event>>) -> Loops {
+    let mut out = Loops::new();
+    for (&t, es) in evs {
+        for e in es {
+            if let EventKind::Iteration { loop_id, index } = e.kind {
+                let l = out.entry(loop_id).or_default();
+                if index == NO_ITERATION {
+                    l.1 += 1;
+                } else {
+                    l.0.entry(t).or_default().push(index);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The first iterations of libgomp's guided chunks of `n` iterations for
+/// `threads` threads and least chunk `chunk`: each takes the remaining
+/// iterations divided by the threads, rounded up, and at least `chunk`.
+fn guided_starts(n: u64, threads: u64, chunk: u64) -> Vec<u64> {
+    let (mut next, mut starts) = (0, Vec::new());
+    while next < n {
+        starts.push(next);
+        let q = (n - next).div_ceil(threads).max(chunk);
+        next = (next + q).min(n);
+    }
+    starts
+}
+
+/// Each location ran its chunks on one OpenMP thread, as the program saw
+/// them: `owner` is the program's thread number of each iteration.
+fn chunks_match_owners(per_loc: &BTreeMap<u32, Vec<u64>>, owner: &[u8]) {
+    for (t, firsts) in per_loc {
+        let who: BTreeSet<u8> = firsts.iter().map(|&f| owner[f as usize]).collect();
+        assert_eq!(who.len(), 1, "location {t} ran chunks of threads {who:?}");
+    }
+}
+
+#[test]
+fn every_construct_of_a_gcc_program_is_recorded_as_often_as_it_ran() {
+    let (d, exe) = constructs("omp-gcc");
+    let plain = std::process::Command::new(&exe).output().unwrap();
+    assert!(plain.status.success());
+    let out = d.join("exp");
+    let o = run(&out, &["--mode", "both"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The program's own output, unchanged apart from the order the
+    // threads took the iterations in.
+    let said = stdout(&o);
+    let last = |s: &str| s.lines().last().unwrap_or("").to_string();
+    assert_eq!(last(&said), last(&stdout(&plain)));
+    let line = |key: &str| -> Vec<u8> {
+        said.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("no {key} in {said}"))
+            .bytes()
+            .map(|b| b - b'0')
+            .collect()
+    };
+    let (dyn_owner, guided_owner) = (line("dynamic="), line("guided="));
+
+    let exp = open(&out);
+    let p = &exp.processes[0];
+    assert_balanced(p);
+    let evs = events(p);
+
+    // Four teams: forked once each, an implicit task per member.
+    assert_eq!(enters_of(p, &evs, "omp fork @"), 4);
+    assert_eq!(enters_of(p, &evs, "omp parallel @"), 3 + 2 + 2 + 2);
+    let count_all =
+        |f: &dyn Fn(&EventKind) -> bool| -> usize { evs.values().map(|es| count(es, f)).sum() };
+    assert_eq!(count_all(&|k| matches!(k, EventKind::Fork { .. })), 4);
+    // The workers wait for their fork: 2 + 1 + 1 + 1.
+    let teams: BTreeSet<u64> = evs
+        .values()
+        .flatten()
+        .filter_map(|e| match e.kind {
+            EventKind::Fork { team, .. } => Some(team),
+            _ => None,
+        })
+        .collect();
+    let fork_waits =
+        count_all(&|k| matches!(k, EventKind::AwaitDone { var, index: 1 } if teams.contains(var)));
+    assert_eq!(fork_waits, 5);
+
+    // Loops: dynamic,4 in 250 chunks; guided,2 as libgomp hands them out;
+    // the combined dynamic loop of 100 in chunks of 1; 3 sections; the
+    // ordered loop of 10. Every member of a team finds the loop's end once.
+    let ls = loops(&evs);
+    let mut by_size: BTreeMap<usize, Vec<(&BTreeMap<u32, Vec<u64>>, usize)>> = BTreeMap::new();
+    for (per_loc, ends) in ls.values() {
+        let n = per_loc.values().map(Vec::len).sum();
+        by_size.entry(n).or_default().push((per_loc, *ends));
+    }
+    let firsts = |per_loc: &BTreeMap<u32, Vec<u64>>| -> Vec<u64> {
+        let mut v: Vec<u64> = per_loc.values().flatten().copied().collect();
+        v.sort_unstable();
+        v
+    };
+    let guided = guided_starts(N, 3, 2);
+    let expect: [(usize, Vec<u64>, usize); 5] = [
+        (250, (0..N).step_by(4).collect(), 3),
+        (guided.len(), guided, 3),
+        (100, (0..100).collect(), 2),
+        (3, vec![0, 1, 2], 2),
+        (10, (0..10).collect(), 2),
+    ];
+    assert_eq!(ls.len(), expect.len(), "{by_size:?}");
+    for (n, starts, ends) in &expect {
+        let found = by_size
+            .get(n)
+            .and_then(|v| v.iter().find(|(per_loc, _)| firsts(per_loc) == *starts))
+            .unwrap_or_else(|| panic!("no loop of {n} chunks from {starts:?}: {by_size:?}"));
+        assert_eq!(found.1, *ends, "loop of {n} chunks");
+    }
+    let dynamic = &by_size[&250][0].0;
+    chunks_match_owners(dynamic, &dyn_owner);
+    let guided = &by_size[&expect[1].0]
+        .iter()
+        .find(|(l, _)| firsts(l) == expect[1].1)
+        .unwrap()
+        .0;
+    chunks_match_owners(guided, &guided_owner);
+
+    // Barriers, as collectives of their team: the first team's dynamic and
+    // guided loops', the static loop's, the explicit one and the implicit
+    // one at its end (3 threads × 5); the other teams' implicit ends
+    // (2 × 3). gcc leaves out the ordered loop's, which the region's end
+    // follows at once.
+    let barriers = count_all(&|k| {
+        matches!(
+            k,
+            EventKind::CollectiveEnd {
+                op: CollectiveOp::Barrier,
+                ..
+            }
+        )
+    });
+    assert_eq!(barriers, 15 + 6);
+    let kinds: BTreeMap<RegionKind, usize> =
+        p.regions.values().fold(BTreeMap::new(), |mut m, r| {
+            *m.entry(r.kind).or_default() += 1;
+            m
+        });
+    assert!(kinds.contains_key(&RegionKind::Barrier), "{kinds:?}");
+
+    // The critical section: requested, taken and released once per thread.
+    assert_eq!(enters_of(p, &evs, "omp critical @"), 3);
+    assert_eq!(
+        count_all(&|k| matches!(k, EventKind::LockAcquired { .. })),
+        3
+    );
+    assert_eq!(
+        count_all(&|k| matches!(k, EventKind::LockRelease { .. })),
+        3
+    );
+
+    // The ordered loop: iteration i waits for i - 1 (not the first) and
+    // lets i + 1 go.
+    let ordered_loop = *ls
+        .iter()
+        .find(|(_, (l, _))| firsts(l) == (0..10).collect::<Vec<_>>())
+        .unwrap()
+        .0;
+    let mut awaited: Vec<u64> = evs
+        .values()
+        .flatten()
+        .filter_map(|e| match e.kind {
+            EventKind::AwaitDone { var, index } if var == ordered_loop => Some(index),
+            _ => None,
+        })
+        .collect();
+    awaited.sort_unstable();
+    assert_eq!(awaited, (1..10).collect::<Vec<_>>());
+    let mut advanced: Vec<u64> = evs
+        .values()
+        .flatten()
+        .filter_map(|e| match e.kind {
+            EventKind::Advance { var, index } if var == ordered_loop => Some(index),
+            _ => None,
+        })
+        .collect();
+    advanced.sort_unstable();
+    assert_eq!(advanced, (1..=10).collect::<Vec<_>>());
+
+    // The analyses take it whole.
+    for cmd in [
+        vec!["analyze".to_string(), out.display().to_string()],
+        vec![
+            "compensate".into(),
+            out.display().to_string(),
+            "-o".into(),
+            d.join("comp").display().to_string(),
+        ],
+    ] {
+        let o = parallax().args(&cmd).output().unwrap();
+        assert!(o.status.success(), "{cmd:?}: {}", stderr(&o));
+    }
+}
+
+/// In profile mode the same regions are counted, without events.
+#[test]
+fn a_gcc_program_profiled_counts_its_constructs() {
+    let (d, exe) = constructs("omp-gcc-profile");
+    let out = d.join("exp");
+    let o = run(&out, &["--mode", "profile"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = report_json(&out);
+    let flat = r["total"]["flat"].as_array().expect("flat profile");
+    let calls = |prefix: &str| -> u64 {
+        flat.iter()
+            .filter(|f| f["region"].as_str().is_some_and(|n| n.starts_with(prefix)))
+            .map(|f| f["count"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(calls("omp parallel @"), 9, "{flat:?}");
+    assert_eq!(calls("omp fork @"), 4);
+    assert_eq!(calls("omp critical @"), 3);
+    assert_eq!(calls("omp for (dynamic) @"), 3 + 2 + 2);
+    assert_eq!(calls("omp for (guided) @"), 3);
+    assert_eq!(calls("omp sections @"), 2);
+}
