@@ -50,7 +50,10 @@ fn enters_of(p: &Process, evs: &BTreeMap<u32, Vec<Event>>, prefix: &str) -> usiz
 
 /// The chunks each loop handed out: by loop, the first iterations taken by
 /// each location, and how many locations found none left.
-type Loops = BTreeMap<u64, (BTreeMap<u32, Vec<u64>>, usize)>;
+type Loops = BTreeMap<u64, (Chunks, usize)>;
+
+/// First iterations by location.
+type Chunks = BTreeMap<u32, Vec<u64>>;
 
 fn loops(evs: &BTreeMap<u32, Vec<Event>>) -> Loops {
     let mut out = Loops::new();
@@ -142,7 +145,7 @@ fn every_construct_of_a_gcc_program_is_recorded_as_often_as_it_ran() {
     // the combined dynamic loop of 100 in chunks of 1; 3 sections; the
     // ordered loop of 10. Every member of a team finds the loop's end once.
     let ls = loops(&evs);
-    let mut by_size: BTreeMap<usize, Vec<(&BTreeMap<u32, Vec<u64>>, usize)>> = BTreeMap::new();
+    let mut by_size: BTreeMap<usize, Vec<(&Chunks, usize)>> = BTreeMap::new();
     for (per_loc, ends) in ls.values() {
         let n = per_loc.values().map(Vec::len).sum();
         by_size.entry(n).or_default().push((per_loc, *ends));
