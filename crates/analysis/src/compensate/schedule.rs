@@ -18,7 +18,8 @@
 //!
 //! A loop is re-scheduled only if, on every thread that took part, its
 //! iteration events form one run that ends with the event that found no
-//! iteration left, its iterations are numbered 0..n, each iteration's
+//! iteration left, its iterations have distinct numbers in the order they
+//! were handed out (chunks: their first iteration), each iteration's
 //! regions are balanced, and its only synchronization is advance and
 //! await. Other loops keep their measured assignment, with a warning.
 
@@ -548,17 +549,14 @@ impl Scan<'_> {
     }
 }
 
-/// Marks `lp` bad unless its iterations are numbered 0..n, each ran on a
-/// location that left the loop, all in one process.
+/// Marks `lp` bad unless its iterations have distinct numbers (handed out
+/// in their order: 0, 1, 2, ... or, for chunks, each chunk's first
+/// iteration), each ran on a location that left the loop, all in one
+/// process.
 fn check(lp: &mut Loop, locs: &[Loc]) {
     lp.units.sort_by_key(|u| u.index);
-    if lp
-        .units
-        .iter()
-        .enumerate()
-        .any(|(k, u)| u.index != k as u64)
-    {
-        lp.fail("its iterations are not numbered 0, 1, 2, ...");
+    if lp.units.windows(2).any(|w| w[0].index == w[1].index) {
+        lp.fail("two of its iterations have the same number");
     }
     if lp.units.iter().any(|u| !lp.parts.contains_key(&u.loc)) {
         lp.fail("a thread that ran iterations did not leave it");
