@@ -278,3 +278,63 @@ fn a_gcc_program_profiled_counts_its_constructs() {
     assert_eq!(calls("omp for (guided) @"), 3);
     assert_eq!(calls("omp sections @"), 2);
 }
+
+/// An OpenMP program starts measuring when it is loaded, before its own
+/// code runs: its first parallel region, often inside the program's own
+/// timing, does not pay for the start (calibration, files). The buffers
+/// made ahead for its team are gone afterwards.
+#[test]
+fn an_openmp_program_is_measured_from_its_start() {
+    require(&["gcc"]);
+    const SRC: &str = r#"
+#include <stdio.h>
+#include <time.h>
+int main(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    printf("main_ns=%lld\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec);
+    volatile int s = 0;
+#pragma omp parallel num_threads(3)
+    s += 1;
+    return 0;
+}
+"#;
+    let d = tmp("omp-start");
+    let src = d.join("start.c");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = d.join("start");
+    compile(
+        "gcc",
+        &[
+            "-O1",
+            "-fopenmp",
+            src.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    let out = d.join("exp");
+    let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let main_ns = values(&stdout(&o))["main_ns"] as f64;
+    let exp = open(&out);
+    let p = &exp.processes[0];
+    let started = p
+        .calibration
+        .iter()
+        .map(|c| p.clock.ns(c.tick))
+        .reduce(f64::min)
+        .expect("a calibration");
+    assert!(
+        started < main_ns,
+        "measurement started {:.3} ms after main",
+        (started - main_ns) / 1e6
+    );
+    assert_eq!(events(p).len(), 3, "the team's three threads");
+    let leftovers: Vec<String> = std::fs::read_dir(&p.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".pxb") || n.ends_with(".part"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

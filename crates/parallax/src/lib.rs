@@ -58,7 +58,9 @@ pub use failsafe::contained;
 pub use parallax_macros::instrument;
 pub use parallax_model::defs::Def;
 pub use parallax_model::region::RegionKind;
-pub use process::{end_of_image, finish, init, mode, out_dir, set_flow, InitError};
+pub use process::{
+    end_of_image, finish, init, mode, out_dir, prepare_threads, set_flow, InitError,
+};
 pub use region::{
     define, enter, enter_for_c, leave, register_region, Callsite, PreservingGuard, RegionGuard,
 };

@@ -53,10 +53,39 @@ static HOOKS: AtomicBool = AtomicBool::new(false);
 pub(crate) struct Running {
     pub(crate) config: Config,
     defs_fd: i32,
-    /// A buffer made at the start, for the first thread traced: its spill
-    /// file is the longest part of setting a thread up, and the thread
-    /// that started measuring should not pay for it at its next probe.
-    pub(crate) spare: Option<Buffer>,
+    /// Buffers made ahead of the threads that will take them: a spill
+    /// file is the longest part of setting a thread up, which a thread
+    /// would otherwise pay for at its first probe (one made at the start,
+    /// for the thread that started measuring; more on [`prepare_threads`]).
+    pub(crate) spares: Vec<Buffer>,
+}
+
+/// Spare buffers made at most, whatever [`prepare_threads`] asks.
+const MAX_SPARES: usize = 16;
+
+/// Makes buffers ready for `threads` threads about to start (an OpenMP
+/// team forked in the program's first parallel region, say): their first
+/// probes then take a buffer made now instead of making one.
+pub fn prepare_threads(threads: usize) {
+    let mut guard = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(r) = guard.as_mut() else {
+        return;
+    };
+    if MODE_BITS.load(Acquire) & TRACE == 0 {
+        return;
+    }
+    let rank = RANK.load(Acquire);
+    while r.spares.len() < threads.min(MAX_SPARES) {
+        // Each under a name no thread has, renamed by the thread taking it.
+        let placeholder = u32::MAX - r.spares.len() as u32;
+        match Buffer::spilled(dir_fd(), rank, placeholder, r.config.buffer_bytes) {
+            Ok(b) => {
+                b.set_closed();
+                r.spares.push(b);
+            }
+            Err(_) => break,
+        }
+    }
 }
 
 pub(crate) static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
@@ -302,19 +331,22 @@ fn start(config: Config) -> Result<u8, InitError> {
     defs.extend(calibration.iter().map(|c| c.to_def()));
     defs.extend(crate::region::known());
     write_defs_fd(defs_fd, &defs);
-    // Until a thread takes it, the spare holds nothing a reader would take.
-    let spare = if bits & TRACE != 0 {
-        Buffer::spilled(dir_fd, rank, 0, config.buffer_bytes).ok()
+    // Until a thread takes it, a spare holds nothing a reader would take.
+    let spares: Vec<Buffer> = if bits & TRACE != 0 {
+        Buffer::spilled(dir_fd, rank, u32::MAX, config.buffer_bytes)
+            .ok()
+            .into_iter()
+            .collect()
     } else {
-        None
+        Vec::new()
     };
-    if let Some(b) = &spare {
+    for b in &spares {
         b.set_closed();
     }
     *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) = Some(Running {
         config: config.clone(),
         defs_fd,
-        spare,
+        spares,
     });
     install_hooks(&config);
     Ok(bits)
@@ -517,8 +549,10 @@ fn finish_measurement() -> Option<PathBuf> {
     // the lock. Then the spill files are no longer needed.
     states::close_all(true, false);
     states::remove_spills();
-    if let Some(mut b) = guard.as_mut().and_then(|r| r.spare.take()) {
-        b.unlink(dir_fd());
+    if let Some(r) = guard.as_mut() {
+        for mut b in r.spares.drain(..) {
+            b.unlink(dir_fd());
+        }
     }
     let out = guard.take().map(|r| {
         // The probes' cost again: the machine's speed may have changed since

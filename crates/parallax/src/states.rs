@@ -77,7 +77,7 @@ fn open_events(st: &mut Local<'_>) -> Result<(), NoState> {
     let thread = process::NEXT_THREAD.fetch_add(1, AcqRel);
     let mut events = None;
     if trace {
-        match trace_files(st, rank, thread, r.config.buffer_bytes, &mut r.spare) {
+        match trace_files(st, rank, thread, r.config.buffer_bytes, &mut r.spares) {
             Ok(name) => events = Some(name),
             Err((loss, errno)) => {
                 drop(guard);
@@ -118,7 +118,7 @@ fn trace_files(
     rank: u32,
     thread: u32,
     len: usize,
-    spare: &mut Option<Buffer>,
+    spares: &mut Vec<Buffer>,
 ) -> Result<[u8; files::NAME], (Loss, i32)> {
     let dir = process::dir_fd();
     let name = files::name(b"thread-", thread, b".pxe");
@@ -129,7 +129,7 @@ fn trace_files(
     let own = g.buffer();
     let mut taken = own.is_spilled() && own.take_over(dir, rank, thread);
     if !taken {
-        if let Some(mut b) = spare.take() {
+        if let Some(mut b) = spares.pop() {
             if b.len() == len && b.take_over(dir, rank, thread) {
                 g.buffer().unlink(dir);
                 st.install(&mut g, b);

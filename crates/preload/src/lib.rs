@@ -104,7 +104,55 @@ const LAUNCHERS: &[&str] = &[
 /// Runs when the library is loaded, before the program's own constructors
 /// (though after those of the libraries initialized before this one).
 extern "C" fn on_load() {
-    dead();
+    if !dead() && openmp_loaded() {
+        // An OpenMP program's first probe is often its first parallel
+        // region, inside the program's own timing: the start of
+        // measurement (files, calibration: milliseconds) is paid now
+        // instead. Other programs start at their first probe, so that
+        // a process that records nothing (a shell of a script) leaves
+        // nothing behind. Its team's threads find their buffers made.
+        if capi::active() {
+            parallax::prepare_threads(openmp_team());
+        }
+    }
+}
+
+/// The threads an OpenMP program's first team will have: OMP_NUM_THREADS
+/// (its first level), else one per processor.
+fn openmp_team() -> usize {
+    std::env::var("OMP_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.split(',').next()?.trim().parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Whether an OpenMP runtime (gcc's libgomp, LLVM's libomp) is loaded.
+fn openmp_loaded() -> bool {
+    unsafe extern "C" fn each(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        found: *mut libc::c_void,
+    ) -> libc::c_int {
+        // Safety: the loader passes a valid record, whose name is null or
+        // NUL-terminated; `found` is the bool below.
+        unsafe {
+            let name = (*info).dlpi_name;
+            if name.is_null() {
+                return 0;
+            }
+            let name = std::ffi::CStr::from_ptr(name).to_bytes();
+            let base = name.rsplit(|&b| b == b'/').next().unwrap_or(name);
+            if base.starts_with(b"libgomp.so") || base.starts_with(b"libomp.so") {
+                *(found as *mut bool) = true;
+                return 1;
+            }
+        }
+        0
+    }
+    let mut found = false;
+    // Safety: the callback reads only what the loader hands it.
+    unsafe { libc::dl_iterate_phdr(Some(each), &mut found as *mut bool as *mut libc::c_void) };
+    found
 }
 
 /// Decides whether this process is measured, and makes ready to measure
