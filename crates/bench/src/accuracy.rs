@@ -46,7 +46,10 @@ pub struct Args {
     /// (C, C++ and Fortran programs of workloads/user built with
     /// -finstrument-functions and measured by `parallax run` with its own
     /// default settings and with --throttle off; --clock, --buffer,
-    /// --threads and --ranks do not apply to them).
+    /// --threads and --ranks do not apply to them), openmp (the OpenMP
+    /// loops of workloads/user/openmp.c built by gcc, compensated with
+    /// --liberal=loops, and the whole-run overhead of the same program
+    /// without hooks in profile and trace mode).
     #[arg(long, value_delimiter = ',', default_value = "rust,c,threads,mpi")]
     pub suites: Vec<String>,
     /// Livermore kernels to run (numbers 1 to 24) [default: all].
@@ -167,6 +170,9 @@ struct Report {
     /// The user programs' suite, where it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     user: Option<user::UserReport>,
+    /// The OpenMP programs' suite, where it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    openmp: Option<user::UserReport>,
 }
 
 /// Where the workload binaries and the interposition library are.
@@ -793,7 +799,7 @@ pub fn main(a: &Args) -> Result<(), String> {
     }
     let tools = Tools::find()?;
     eprintln!("accuracy: building the workloads");
-    tools.build(a.suites.iter().any(|s| s == "user"))?;
+    tools.build(a.suites.iter().any(|s| s == "user" || s == "openmp"))?;
     let temp = a.work.is_none();
     let work = a.work.clone().unwrap_or_else(|| {
         std::env::temp_dir().join(format!("parallax-accuracy-{}", std::process::id()))
@@ -813,6 +819,7 @@ pub fn main(a: &Args) -> Result<(), String> {
     };
     let mut problems = Vec::new();
     let mut user_report = None;
+    let mut openmp_report = None;
     for suite in &a.suites {
         eprintln!("accuracy: suite {suite}");
         let r = match suite.as_str() {
@@ -835,8 +842,19 @@ pub fn main(a: &Args) -> Result<(), String> {
                     Err(failed)
                 }
             }),
+            "openmp" => {
+                user::run_openmp(&ctx.tools, &work, ctx.reps, a.quick, ctx.keep).and_then(|r| {
+                    let failed = r.failed.join("\n");
+                    openmp_report = Some(r);
+                    if failed.is_empty() {
+                        Ok(())
+                    } else {
+                        Err(failed)
+                    }
+                })
+            }
             other => Err(format!(
-                "unknown suite {other:?} (rust, c, threads, mpi, user)"
+                "unknown suite {other:?} (rust, c, threads, mpi, user, openmp)"
             )),
         };
         if let Err(e) = r {
@@ -876,6 +894,7 @@ pub fn main(a: &Args) -> Result<(), String> {
             .collect(),
         kernels: ctx.kernels,
         user: user_report,
+        openmp: openmp_report,
     };
     if a.json {
         println!(
@@ -896,11 +915,12 @@ pub fn main(a: &Args) -> Result<(), String> {
 }
 
 fn print_text(r: &Report) {
-    if let Some(u) = &r.user {
+    let suites: Vec<&user::UserReport> = r.user.iter().chain(&r.openmp).collect();
+    for u in &suites {
         user::print_text(u);
-        if r.kernels.is_empty() {
-            return;
-        }
+    }
+    if !suites.is_empty() && r.kernels.is_empty() {
+        return;
     }
     println!("probes' clock: {}", r.clock);
     println!(

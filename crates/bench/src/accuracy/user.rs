@@ -18,6 +18,15 @@
 //!
 //! Figures are medians over the repetitions; the error of a kernel is
 //! T_a/T - 1, beside the uncompensated T_m/T - 1.
+//!
+//! The `openmp` suite is the same for workloads/user/openmp.c (static,
+//! self-scheduled, ordered and critical loops of a team of two, built by
+//! gcc with `-fopenmp`), compensated with the liberal model of loops
+//! (`--liberal=loops`: the chunks handed out again in approximated time).
+//! Beside it, the program built without the hooks (`openmp_plain`) runs
+//! plain and under `parallax run --mode profile` and `--mode trace`: the
+//! whole-run overhead of the OpenMP recording alone, from the times the
+//! program printed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,6 +63,7 @@ enum ProbePath {
     Pthread,
     Mpi,
     MpiThreads,
+    OpenMp,
 }
 
 impl ProbePath {
@@ -63,9 +73,57 @@ impl ProbePath {
             ProbePath::Pthread => "pthread",
             ProbePath::Mpi => "mpi",
             ProbePath::MpiThreads => "mpi+threads",
+            ProbePath::OpenMp => "openmp",
         }
     }
 }
+
+/// A suite: its kernels, the settings each is measured with (a name and
+/// the options of `parallax run`), the options of `parallax compensate`,
+/// and the program without hooks whose whole-run overhead is timed.
+struct Suite {
+    name: &'static str,
+    specs: &'static [Spec],
+    settings: &'static [(&'static str, &'static [&'static str])],
+    compensate: &'static [&'static str],
+    overhead_program: Option<&'static str>,
+}
+
+const USER: Suite = Suite {
+    name: "user",
+    specs: SPECS,
+    settings: SETTINGS,
+    compensate: &[],
+    overhead_program: None,
+};
+
+const OPENMP: Suite = Suite {
+    name: "openmp",
+    specs: OPENMP_SPECS,
+    settings: &[("default", &[])],
+    compensate: &["--liberal=loops"],
+    overhead_program: Some("openmp_plain"),
+};
+
+const fn omp(kernel: &'static str, pilot: u64) -> Spec {
+    Spec {
+        program: "openmp",
+        kernel,
+        language: "c",
+        path: ProbePath::OpenMp,
+        granularity: None,
+        ranks: 0,
+        pilot,
+    }
+}
+
+/// The kernels of the `openmp` suite.
+const OPENMP_SPECS: &[Spec] = &[
+    omp("static", 40),
+    omp("dynamic", 60),
+    omp("ordered", 80),
+    omp("critical", 100),
+];
 
 /// One kernel of the suite.
 struct Spec {
@@ -252,6 +310,8 @@ pub struct UserGroup {
 /// What the suite found.
 #[derive(Debug, Serialize)]
 pub struct UserReport {
+    /// `user` or `openmp`.
+    pub suite: String,
     /// Plain and measured runs of each kernel and setting.
     pub reps: usize,
     /// The plain time each kernel was sized for, seconds.
@@ -263,6 +323,34 @@ pub struct UserReport {
     pub summary: BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, UserGroup>>>,
     /// Kernels that could not be measured, with the reason.
     pub failed: Vec<String>,
+    /// The whole-run overhead of the program without hooks (`openmp`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub overhead: Vec<Overhead>,
+}
+
+/// The whole-run overhead of one kernel of a program without hooks: the
+/// time it printed, plain and measured in each mode (medians of
+/// interleaved runs), seconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Overhead {
+    pub program: String,
+    pub kernel: String,
+    pub size: u64,
+    #[serde(rename = "T")]
+    pub t: f64,
+    #[serde(rename = "T_profile")]
+    pub t_profile: f64,
+    #[serde(rename = "T_trace")]
+    pub t_trace: f64,
+    /// T_profile / T - 1 and T_trace / T - 1.
+    pub profile: f64,
+    pub trace: f64,
+    #[serde(rename = "T_reps")]
+    pub t_reps: Vec<f64>,
+    #[serde(rename = "T_profile_reps")]
+    pub t_profile_reps: Vec<f64>,
+    #[serde(rename = "T_trace_reps")]
+    pub t_trace_reps: Vec<f64>,
 }
 
 /// The measured figures of one run.
@@ -279,9 +367,31 @@ struct Measured {
     locations: usize,
 }
 
-/// Runs the suite: `work` holds the programs and, while each runs, its
-/// experiments (kept when `keep`).
+/// Runs the `user` suite: `work` holds the programs and, while each runs,
+/// its experiments (kept when `keep`).
 pub fn run(
+    tools: &Tools,
+    work: &Path,
+    reps: usize,
+    quick: bool,
+    keep: bool,
+) -> Result<UserReport, String> {
+    run_suite(&USER, tools, work, reps, quick, keep)
+}
+
+/// Runs the `openmp` suite, as [`run`].
+pub fn run_openmp(
+    tools: &Tools,
+    work: &Path,
+    reps: usize,
+    quick: bool,
+    keep: bool,
+) -> Result<UserReport, String> {
+    run_suite(&OPENMP, tools, work, reps, quick, keep)
+}
+
+fn run_suite(
+    suite: &Suite,
     tools: &Tools,
     work: &Path,
     reps: usize,
@@ -294,10 +404,12 @@ pub fn run(
     let parallax = tools.bin.join("parallax");
     let target = if quick { QUICK_TARGET_S } else { TARGET_S };
     let mut kernels = Vec::new();
+    let mut overhead = Vec::new();
     let mut failed = Vec::new();
-    for spec in SPECS {
+    for spec in suite.specs {
         let id = format!("{} {}", spec.program, spec.kernel);
         let ctx = Ctx {
+            suite,
             spec,
             exe: programs.join(spec.program),
             parallax: &parallax,
@@ -307,13 +419,23 @@ pub fn run(
         match ctx.kernel(reps, target, quick) {
             Ok(rows) => kernels.extend(rows),
             Err(e) => {
-                eprintln!("accuracy: user {id}: {e}");
+                eprintln!("accuracy: {} {id}: {e}", suite.name);
                 failed.push(format!("{id}: {e}"));
+            }
+        }
+        if let Some(program) = suite.overhead_program {
+            let ctx = Ctx {
+                exe: programs.join(program),
+                ..ctx
+            };
+            match ctx.overhead(program, reps, target, quick) {
+                Ok(row) => overhead.push(row),
+                Err(e) => failed.push(format!("{program} {}: {e}", spec.kernel)),
             }
         }
     }
     let mut summary = BTreeMap::new();
-    for &(settings, _) in SETTINGS {
+    for &(settings, _) in suite.settings {
         let of: Vec<&UserKernel> = kernels.iter().filter(|k| k.settings == settings).collect();
         let mut by: BTreeMap<&'static str, BTreeMap<String, UserGroup>> = BTreeMap::new();
         by.insert("path", groups(&of, |k| k.path.clone()));
@@ -321,12 +443,14 @@ pub fn run(
         summary.insert(settings.to_string(), by);
     }
     Ok(UserReport {
+        suite: suite.name.to_string(),
         reps,
         target_t_s: target,
         seconds: round(started.elapsed().as_secs_f64(), 1),
         kernels,
         summary,
         failed,
+        overhead,
     })
 }
 
@@ -431,6 +555,7 @@ fn clean(program: &Path) -> Command {
 }
 
 struct Ctx<'a> {
+    suite: &'a Suite,
     spec: &'a Spec,
     exe: PathBuf,
     parallax: &'a Path,
@@ -510,7 +635,8 @@ impl Ctx<'_> {
             .arg(&exp)
             .arg("--out")
             .arg(&comp)
-            .arg("--json");
+            .arg("--json")
+            .args(self.suite.compensate);
         let summary = run_ok(&mut c, &format!("parallax compensate ({})", self.what()))?;
         let summary: serde_json::Value = serde_json::from_str(&summary)
             .map_err(|e| format!("parallax compensate --json: {e}"))?;
@@ -544,7 +670,108 @@ impl Ctx<'_> {
     /// pilot size), then runs it plain and under every setting in turn,
     /// `reps` times: one row per setting.
     fn kernel(&self, reps: usize, target: f64, quick: bool) -> Result<Vec<UserKernel>, String> {
-        let n = if quick {
+        let n = self.size(target, quick)?;
+        let settings = self.suite.settings;
+        let mut t = Vec::new();
+        let mut runs: Vec<Vec<Measured>> = settings.iter().map(|_| Vec::new()).collect();
+        for rep in 0..reps {
+            t.push(self.plain(n)?);
+            let mut line = format!("plain {:.3} s", t[rep]);
+            for (i, &(settings, options)) in settings.iter().enumerate() {
+                let m = self.measured(n, settings, options, rep)?;
+                line += &format!(", {settings} T_m {:.3} s T_a {:.3} s", m.t_m, m.t_a);
+                runs[i].push(m);
+            }
+            eprintln!(
+                "accuracy: {} {} {}/{reps}: {line}",
+                self.suite.name,
+                self.what(),
+                rep + 1
+            );
+        }
+        let t_med = median(&t);
+        if !quick && t_med < 0.3 {
+            eprintln!(
+                "accuracy: {} {}: warning: T = {t_med:.3} s, under the 0.3 s asked of a kernel",
+                self.suite.name,
+                self.what()
+            );
+        }
+        Ok(settings
+            .iter()
+            .zip(runs)
+            .map(|(&(settings, _), ms)| self.row(settings, n, &t, &ms))
+            .collect())
+    }
+
+    /// The program's whole-run overhead in profile and in trace mode:
+    /// runs of `program` plain and measured, interleaved, `reps` times.
+    fn overhead(
+        &self,
+        program: &str,
+        reps: usize,
+        target: f64,
+        quick: bool,
+    ) -> Result<Overhead, String> {
+        let n = self.size(target, quick)?;
+        let (mut t, mut tp, mut tt) = (Vec::new(), Vec::new(), Vec::new());
+        for rep in 0..reps {
+            t.push(self.plain(n)?);
+            tp.push(self.printed_under(n, "profile")?);
+            tt.push(self.printed_under(n, "trace")?);
+            eprintln!(
+                "accuracy: {} {program} {} {}/{reps}: plain {:.3} s, profile {:.3} s, trace {:.3} s",
+                self.suite.name,
+                self.spec.kernel,
+                rep + 1,
+                t[rep],
+                tp[rep],
+                tt[rep]
+            );
+        }
+        let (m, mp, mt) = (median(&t), median(&tp), median(&tt));
+        let r6 = |v: &[f64]| v.iter().map(|&x| round(x, 6)).collect();
+        Ok(Overhead {
+            program: program.to_string(),
+            kernel: self.spec.kernel.to_string(),
+            size: n,
+            t: round(m, 6),
+            t_profile: round(mp, 6),
+            t_trace: round(mt, 6),
+            profile: round(mp / m - 1.0, 4),
+            trace: round(mt / m - 1.0, 4),
+            t_reps: r6(&t),
+            t_profile_reps: r6(&tp),
+            t_trace_reps: r6(&tt),
+        })
+    }
+
+    /// The kernel's time as the program printed it under `parallax run
+    /// --mode MODE`, seconds.
+    fn printed_under(&self, n: u64, mode: &str) -> Result<f64, String> {
+        let exp = self.dir.join(format!(
+            "{}-{}-{mode}",
+            self.exe.file_name().unwrap_or_default().to_string_lossy(),
+            self.spec.kernel
+        ));
+        let _ = std::fs::remove_dir_all(&exp);
+        let mut c = clean(self.parallax);
+        c.args(["run", "--no-report", "--no-db", "--mode", mode, "--out"])
+            .arg(&exp)
+            .arg("--")
+            .args(self.command_line(n));
+        let out = run_ok(
+            &mut c,
+            &format!("parallax run --mode {mode} -- {}", self.what()),
+        );
+        let _ = std::fs::remove_dir_all(&exp);
+        printed(&out?, self.spec.kernel)
+    }
+
+    /// The kernel's size for `target` seconds: from pilot runs, or with
+    /// `quick` a twentieth of the pilot size.
+    fn size(&self, target: f64, quick: bool) -> Result<u64, String> {
+        Ok(if quick {
             (self.spec.pilot / 20).max(1)
         } else {
             // The fastest of three pilot runs, so that a run slowed by the
@@ -555,36 +782,13 @@ impl Ctx<'_> {
             }
             let n = ((self.spec.pilot as f64 * target / fastest.max(1e-6)).round() as u64).max(1);
             eprintln!(
-                "accuracy: user {}: size {n} (pilot {}: {fastest:.3} s)",
+                "accuracy: {} {}: size {n} (pilot {}: {fastest:.3} s)",
+                self.suite.name,
                 self.what(),
                 self.spec.pilot
             );
             n
-        };
-        let mut t = Vec::new();
-        let mut runs: Vec<Vec<Measured>> = SETTINGS.iter().map(|_| Vec::new()).collect();
-        for rep in 0..reps {
-            t.push(self.plain(n)?);
-            let mut line = format!("plain {:.3} s", t[rep]);
-            for (i, &(settings, options)) in SETTINGS.iter().enumerate() {
-                let m = self.measured(n, settings, options, rep)?;
-                line += &format!(", {settings} T_m {:.3} s T_a {:.3} s", m.t_m, m.t_a);
-                runs[i].push(m);
-            }
-            eprintln!("accuracy: user {} {}/{reps}: {line}", self.what(), rep + 1);
-        }
-        let t_med = median(&t);
-        if !quick && t_med < 0.3 {
-            eprintln!(
-                "accuracy: user {}: warning: T = {t_med:.3} s, under the 0.3 s asked of a kernel",
-                self.what()
-            );
-        }
-        Ok(SETTINGS
-            .iter()
-            .zip(runs)
-            .map(|(&(settings, _), ms)| self.row(settings, n, &t, &ms))
-            .collect())
+        })
     }
 
     fn row(&self, settings: &str, n: u64, t: &[f64], ms: &[Measured]) -> UserKernel {
@@ -641,8 +845,8 @@ impl Ctx<'_> {
 /// The suite's table and summary as text.
 pub fn print_text(r: &UserReport) {
     println!(
-        "user programs (-O2 -finstrument-functions, parallax run): {} plain and measured runs each, {:.0} s",
-        r.reps, r.seconds
+        "{} programs (-O2 -finstrument-functions, parallax run): {} plain and measured runs each, {:.0} s",
+        r.suite, r.reps, r.seconds
     );
     println!(
         "{:<12} {:<8} {:<8} {:<9} {:<13} {:>9} {:>9} {:>9} {:>7} {:>8} {:>8} {:>17} {:>7}",
@@ -698,6 +902,25 @@ pub fn print_text(r: &UserReport) {
     println!(
         "T within the approximated range at the cores' fastest and slowest speed: {within} of {with} measured runs"
     );
+    if !r.overhead.is_empty() {
+        println!("whole-run overhead without the hooks (printed times, medians):");
+        println!(
+            "{:<14} {:<9} {:>9} {:>12} {:>10} {:>10} {:>8}",
+            "program", "kernel", "T (ms)", "profile (ms)", "trace (ms)", "profile", "trace"
+        );
+        for o in &r.overhead {
+            println!(
+                "{:<14} {:<9} {:>9.1} {:>12.1} {:>10.1} {:>9.1}% {:>7.1}%",
+                o.program,
+                o.kernel,
+                o.t * 1e3,
+                o.t_profile * 1e3,
+                o.t_trace * 1e3,
+                100.0 * o.profile,
+                100.0 * o.trace
+            );
+        }
+    }
     for f in &r.failed {
         println!("failed: {f}");
     }
