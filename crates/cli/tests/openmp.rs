@@ -338,3 +338,115 @@ int main(void) {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// MPI + OpenMP: each rank's team is measured under its rank, with its
+/// messages and its barriers; the analyses and the OTF2 export (read
+/// back by otf2-print) take the whole.
+#[test]
+fn a_hybrid_mpi_openmp_program_is_measured_per_rank() {
+    if !require(&["mpicc", "mpirun", "otf2-print"]) {
+        return;
+    }
+    const SRC: &str = r#"
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int provided, rank, size;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double local = 0, total = 0;
+    for (int step = 0; step < 4; step++) {
+#pragma omp parallel for schedule(dynamic, 8) num_threads(2) reduction(+ : local)
+        for (int i = 0; i < 400; i++)
+            for (int k = 0; k < 2000 * (rank + 1); k++)
+                local += (i ^ k) * 1e-9;
+        MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    if (rank == 0)
+        printf("total=%.0f\n", total * 1e9);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+    let d = tmp("omp-hybrid");
+    let src = d.join("hybrid.c");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = d.join("hybrid");
+    compile(
+        "mpicc",
+        &[
+            "-O1",
+            "-fopenmp",
+            src.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    preload();
+    let exp = d.join("exp");
+    let o = parallax()
+        .args(["run", "--no-report", "--mode", "trace", "--out"])
+        .arg(&exp)
+        .args(["--", "mpirun", "--bind-to", "none", "-np", "2"])
+        .arg(&exe)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("total="), "{}", stdout(&o));
+    let e = open(&exp);
+    assert_eq!(e.processes.len(), 2);
+    for p in &e.processes {
+        assert_balanced(p);
+        let evs = events(p);
+        assert_eq!(evs.len(), 2, "rank {}: a team of two", p.rank);
+        // Four teams, each thread in each; 400 iterations in chunks of 8.
+        assert_eq!(total_enters(p, "MPI_Allreduce"), 4, "rank {}", p.rank);
+        let forks: usize = evs
+            .values()
+            .map(|es| count(es, |k| matches!(k, EventKind::Fork { .. })))
+            .sum();
+        assert_eq!(forks, 4, "rank {}", p.rank);
+        let chunks: usize = evs
+            .values()
+            .map(|es| {
+                count(
+                    es,
+                    |k| matches!(k, EventKind::Iteration { index, .. } if *index != NO_ITERATION),
+                )
+            })
+            .sum();
+        assert_eq!(chunks, 4 * 50, "rank {}", p.rank);
+    }
+    let o = parallax().arg("analyze").arg(&exp).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let otf2 = d.join("trace.otf2");
+    let o = parallax()
+        .args(["export", "--format", "otf2", "--out"])
+        .arg(&otf2)
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = std::process::Command::new("otf2-print")
+        .arg(&otf2)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let forks = text
+        .lines()
+        .filter(|l| l.starts_with("THREAD_FORK"))
+        .count();
+    let joins = text
+        .lines()
+        .filter(|l| l.starts_with("THREAD_JOIN"))
+        .count();
+    assert_eq!(
+        (forks, joins),
+        (8, 8),
+        "forks and joins of both ranks' teams"
+    );
+}

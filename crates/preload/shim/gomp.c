@@ -10,7 +10,8 @@
  *   collective of the team). libgomp's workers leave that barrier unseen, so
  *   the wrapper ends each implicit task with an explicit barrier (a task
  *   scheduling point, as the implicit one is), after which libgomp's own
- *   is immediate.
+ *   is immediate. The encountering thread records the Join of the team
+ *   when it goes on.
  * - worksharing loops and sections: a Loop region from start to end, and
  *   for self-scheduled loops (dynamic, guided, sections) an Iteration
  *   event per chunk handed out (index: the chunk's first iteration,
@@ -227,6 +228,13 @@ static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n)
     return 1;
 }
 
+/* The team has ended: the encountering thread goes on (the Join of trace
+ * formats that pair it with the fork). */
+static void joined(struct team *t) {
+    if (t->traced)
+        parallax_pl_event(PXL_EV_JOIN, t->id, 0, 0, 0, 0);
+}
+
 DECLARE(void, GOMP_parallel, (void (*)(void *), void *, unsigned, unsigned));
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
     struct team t;
@@ -234,6 +242,7 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
     if (!fork_team(&t, fn, data, n))
         return REAL(GOMP_parallel)(fn, data, n, flags);
     REAL(GOMP_parallel)(implicit_task, &t, n, flags);
+    joined(&t);
 }
 
 DECLARE(unsigned, GOMP_parallel_reductions, (void (*)(void *), void *, unsigned, unsigned));
@@ -242,7 +251,9 @@ unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n, un
     GET(GOMP_parallel_reductions);
     if (!fork_team(&t, fn, data, n))
         return REAL(GOMP_parallel_reductions)(fn, data, n, flags);
-    return REAL(GOMP_parallel_reductions)(implicit_task, &t, n, flags);
+    unsigned r = REAL(GOMP_parallel_reductions)(implicit_task, &t, n, flags);
+    joined(&t);
+    return r;
 }
 
 /* Combined parallel loops: the runtime starts the loop for the team. */
@@ -258,6 +269,7 @@ unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n, un
         t.start = start;                                                                           \
         t.incr = incr;                                                                             \
         REAL(f)(implicit_task, &t, n, start, end, incr, chunk, flags);                             \
+        joined(&t);                                                                                \
     }
 PARALLEL_LOOP(GOMP_parallel_loop_static, SCHED_STATIC)
 PARALLEL_LOOP(GOMP_parallel_loop_dynamic, SCHED_DYNAMIC)
@@ -284,6 +296,7 @@ static int runtime_schedule(void) {
         t.start = start;                                                                           \
         t.incr = incr;                                                                             \
         REAL(f)(implicit_task, &t, n, start, end, incr, flags);                                    \
+        joined(&t);                                                                                \
     }
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
 PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
@@ -299,6 +312,7 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned
     t.start = 1;
     t.incr = 1;
     REAL(GOMP_parallel_sections)(implicit_task, &t, n, count, flags);
+    joined(&t);
 }
 
 /* === worksharing loops === */
