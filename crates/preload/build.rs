@@ -2,8 +2,10 @@
 //! Rust cannot define (C variadics, caller addresses, handles and macros of
 //! mpi.h and shmem.h) and that must be exported from the cdylib.
 //!
-//! - `shim/hooks.c`, `shim/pthread.c`, `shim/process.c`, `shim/gasp.c` and
-//!   `shim/gomp.c` are always built,
+//! - `shim/hooks.c`, `shim/pthread.c`, `shim/process.c`, `shim/gasp.c`,
+//!   `shim/omp.c`, `shim/gomp.c` and `shim/ompt.c` (which declares the
+//!   OMPT interface itself: no OpenMP runtime's header is needed) are
+//!   always built,
 //!   and `shim/calibrate.c` with `-finstrument-functions` (the calls that
 //!   calibrate the compiler hooks).
 //! - `shim/mpi.c` is built against the mpi.h of the `mpicc` found on PATH
@@ -42,7 +44,10 @@ fn main() {
         "shim/pthread.c",
         "shim/process.c",
         "shim/gasp.c",
+        "shim/omp.h",
+        "shim/omp.c",
         "shim/gomp.c",
+        "shim/ompt.c",
         "shim/calibrate.c",
         "shim/mpi.c",
         "shim/shmem.c",
@@ -61,7 +66,9 @@ fn main() {
             "shim/pthread.c",
             "shim/process.c",
             "shim/gasp.c",
+            "shim/omp.c",
             "shim/gomp.c",
+            "shim/ompt.c",
         ],
         &[],
     );

@@ -24,19 +24,15 @@
  *
  * Each construct's region is named for the construct and the function it is
  * in, from the return address of the runtime call (src/omp.rs). Ids of
- * teams and loops carry a tag in their top byte that no address has. */
+ * teams and loops carry a tag in their top byte that no address has
+ * (omp.h, shared with the OMPT tool of ompt.c). */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "omp.h"
 #include "pxl.h"
-
-#define TEAM_TAG (0xA5ull << 56)
-#define LOOP_TAG (0xA6ull << 56)
-#define NUMBER_BITS 40
 
 /* libgomp's schedule kinds (omp_sched_t, and GOMP_loop_start's `sched`). */
 enum { SCHED_RUNTIME = 0, SCHED_STATIC = 1, SCHED_DYNAMIC = 2, SCHED_GUIDED = 3, SCHED_AUTO = 4 };
@@ -48,32 +44,14 @@ enum { SCHED_UNKNOWN = 100, SCHED_SECTIONS = 101 };
 /* === the real functions ===
  * Found after this library in the global scope, or, for a program that
  * loaded libgomp privately (a plugin opened with RTLD_LOCAL, whose calls
- * still bind to these wrappers), in the scope of the caller's module. */
-static void *lookup(const char *name, const void *caller) {
-    void *p = dlsym(RTLD_NEXT, name);
-    Dl_info d;
-    if (!p && caller && dladdr(caller, &d) && d.dli_fname) {
-        void *h = dlopen(d.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-        if (h) {
-            p = dlsym(h, name);
-            dlclose(h);
-        }
-    }
-    if (!p) {
-        static const char msg[] = "parallax: the OpenMP runtime's functions cannot be found\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        abort();
-    }
-    return p;
-}
-
+ * still bind to these wrappers), in the scope of the caller's module
+ * (omp.c). */
 #define REAL(f) pxl_gomp_##f
 #define DECLARE(ret, f, args) static ret(*REAL(f)) args
 #define GET(f)                                                                       \
     (__atomic_load_n(&REAL(f), __ATOMIC_RELAXED)                                     \
          ? REAL(f)                                                                   \
-         : (__atomic_store_n(&REAL(f), (__typeof__(REAL(f)))lookup(#f, RA), __ATOMIC_RELAXED), \
+         : (__atomic_store_n(&REAL(f), (__typeof__(REAL(f)))pxl_omp_lookup(#f, RA), __ATOMIC_RELAXED), \
             REAL(f)))
 #define RA __builtin_return_address(0)
 
@@ -82,8 +60,6 @@ DECLARE(int, omp_get_num_threads, (void));
 DECLARE(void, omp_get_schedule, (int *, int *));
 
 /* === teams and their threads === */
-
-static uint64_t teams, orphans;
 
 struct team {
     void (*fn)(void *);
@@ -115,48 +91,28 @@ struct omp_thread {
 };
 static __thread struct omp_thread omp __attribute__((tls_model("initial-exec")));
 
-/* A region per construct and call site, cached without a lock: written
- * under one, key after value. */
-#define SITES 4096
-static struct {
-    uintptr_t key;
-    uint32_t id;
-} sites[SITES];
-static int sites_lock;
-
 static uint32_t site_region(const char *what, int kind, const void *ra) {
-    uintptr_t key = (uintptr_t)ra * 31 + (uintptr_t)what;
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 52);
-    for (size_t i = h, n = 0; n < SITES; i = (i + 1) & (SITES - 1), n++) {
-        uintptr_t k = __atomic_load_n(&sites[i].key, __ATOMIC_ACQUIRE);
-        if (k == key)
-            return sites[i].id;
-        if (k == 0)
-            break;
-    }
-    uint32_t id = parallax_pl_omp_region(what, kind, ra);
-    if (id == 0)
-        return 0;
-    while (__atomic_exchange_n(&sites_lock, 1, __ATOMIC_ACQUIRE))
-        ;
-    for (size_t i = h, n = 0; n < SITES; i = (i + 1) & (SITES - 1), n++) {
-        uintptr_t k = __atomic_load_n(&sites[i].key, __ATOMIC_RELAXED);
-        if (k == key)
-            break;
-        if (k == 0) {
-            sites[i].id = id;
-            __atomic_store_n(&sites[i].key, key, __ATOMIC_RELEASE);
-            break;
-        }
-    }
-    __atomic_store_n(&sites_lock, 0, __ATOMIC_RELEASE);
-    return id;
+    return pxl_omp_site(what, kind, ra, NULL);
 }
 
 /* Whether a construct met now is recorded: measuring, and not inside
  * another wrapper. */
 static int wanted(void) {
     return !pxl_busy && parallax_pl_active();
+}
+
+/* The same for libgomp's own entry points, unless the OMPT tool records the
+ * process's constructs (a program built by gcc running on LLVM's libomp,
+ * which has both); the first of them to record keeps it (omp.h). The omp
+ * lock functions are the same in every runtime: their wrappers record
+ * either way (and the OMPT tool leaves their calls to them). */
+static int gomp_wanted(void) {
+    int front = __atomic_load_n(&pxl_omp_front, __ATOMIC_RELAXED);
+    if ((front & PXL_OMP_OMPT) || !wanted())
+        return 0;
+    if (!(front & PXL_OMP_GOMP))
+        __atomic_or_fetch(&pxl_omp_front, PXL_OMP_GOMP, __ATOMIC_RELAXED);
+    return 1;
 }
 
 static void barrier_events_begin(int in) {
@@ -198,14 +154,14 @@ static void implicit_task(void *p) {
 /* The fork of team `t` running `fn` by this thread; 0 if the team is
  * not measured (then the real call gets the program's own function). */
 static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n) {
-    if (!wanted())
+    if (!gomp_wanted())
         return 0;
     GET(GOMP_barrier);
     GET(omp_get_thread_num);
     GET(omp_get_num_threads);
     t->fn = fn;
     t->data = data;
-    t->id = TEAM_TAG | (__atomic_add_fetch(&teams, 1, __ATOMIC_RELAXED) & ((1ull << NUMBER_BITS) - 1));
+    t->id = pxl_omp_new_team();
     t->sched = SCHED_UNKNOWN;
     t->start = 0;
     t->incr = 1;
@@ -334,8 +290,7 @@ static int self_scheduled(int sched) {
 /* Thread `o` begins a worksharing construct of schedule `sched` at `ra`. */
 static void loop_begin(struct omp_thread *o, int sched, const void *ra) {
     o->constructs++;
-    uint64_t team = o->team ? o->team->id : __atomic_add_fetch(&orphans, 1, __ATOMIC_RELAXED);
-    o->loop = LOOP_TAG ^ (team & ((1ull << NUMBER_BITS) - 1)) ^ (o->constructs << NUMBER_BITS);
+    o->loop = pxl_omp_loop_id(o->team ? o->team->id : 0, o->constructs);
     o->sched = sched;
     o->open = 1;
     o->ord = 0;
@@ -379,7 +334,7 @@ static void loop_end(struct omp_thread *o) {
     DECLARE(bool, f, (long, long, long, long, long *, long *));                                \
     bool f(long start, long end, long incr, long chunk, long *istart, long *iend) {            \
         GET(f);                                                                                \
-        if (!wanted())                                                                         \
+        if (!gomp_wanted())                                                                    \
             return REAL(f)(start, end, incr, chunk, istart, iend);                             \
         struct omp_thread *o = &omp;                                                           \
         loop_begin_long(o, sched_, start, incr, RA);                                           \
@@ -400,7 +355,7 @@ LOOP_START(GOMP_loop_ordered_guided_start, SCHED_GUIDED)
     DECLARE(bool, f, (long, long, long, long *, long *));                                      \
     bool f(long start, long end, long incr, long *istart, long *iend) {                        \
         GET(f);                                                                                \
-        if (!wanted())                                                                         \
+        if (!gomp_wanted())                                                                    \
             return REAL(f)(start, end, incr, istart, iend);                                    \
         struct omp_thread *o = &omp;                                                           \
         loop_begin_long(o, runtime_schedule(), start, incr, RA);                               \
@@ -426,7 +381,7 @@ static int generic_schedule(long sched) {
     bool f(long start, long end, long incr, long sched, long chunk, long *istart, long *iend,  \
            uintptr_t *reductions, void **mem) {                                                \
         GET(f);                                                                                \
-        if (!istart || !wanted())                                                              \
+        if (!istart || !gomp_wanted())                                                         \
             return REAL(f)(start, end, incr, sched, chunk, istart, iend, reductions, mem);     \
         struct omp_thread *o = &omp;                                                           \
         loop_begin_long(o, generic_schedule(sched), start, incr, RA);                          \
@@ -442,7 +397,7 @@ LOOP_START_GENERIC(GOMP_loop_ordered_start)
     DECLARE(bool, f, (long *, long *));                                                        \
     bool f(long *istart, long *iend) {                                                         \
         GET(f);                                                                                \
-        if (!wanted())                                                                         \
+        if (!gomp_wanted())                                                                    \
             return REAL(f)(istart, iend);                                                      \
         struct omp_thread *o = &omp;                                                           \
         if (!o->open) {                                                                        \
@@ -483,7 +438,7 @@ typedef unsigned long long ull;
     DECLARE(bool, f, (bool, ull, ull, ull, ull, ull *, ull *));                                \
     bool f(bool up, ull start, ull end, ull incr, ull chunk, ull *istart, ull *iend) {         \
         GET(f);                                                                                \
-        if (!wanted())                                                                         \
+        if (!gomp_wanted())                                                                    \
             return REAL(f)(up, start, end, incr, chunk, istart, iend);                         \
         struct omp_thread *o = &omp;                                                           \
         loop_begin_ull(o, sched_, up, start, incr, RA);                                        \
@@ -504,7 +459,7 @@ LOOP_ULL_START(GOMP_loop_ull_ordered_guided_start, SCHED_GUIDED)
     DECLARE(bool, f, (bool, ull, ull, ull, ull *, ull *));                                     \
     bool f(bool up, ull start, ull end, ull incr, ull *istart, ull *iend) {                    \
         GET(f);                                                                                \
-        if (!wanted())                                                                         \
+        if (!gomp_wanted())                                                                    \
             return REAL(f)(up, start, end, incr, istart, iend);                                \
         struct omp_thread *o = &omp;                                                           \
         loop_begin_ull(o, runtime_schedule(), up, start, incr, RA);                            \
@@ -522,7 +477,7 @@ LOOP_ULL_START_RUNTIME(GOMP_loop_ull_ordered_runtime_start)
     bool f(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull *istart,          \
            ull *iend, uintptr_t *reductions, void **mem) {                                     \
         GET(f);                                                                                \
-        if (!istart || !wanted())                                                              \
+        if (!istart || !gomp_wanted())                                                         \
             return REAL(f)(up, start, end, incr, sched, chunk, istart, iend, reductions, mem); \
         struct omp_thread *o = &omp;                                                           \
         loop_begin_ull(o, generic_schedule(sched), up, start, incr, RA);                       \
@@ -537,7 +492,7 @@ LOOP_ULL_START_GENERIC(GOMP_loop_ull_ordered_start)
     DECLARE(bool, f, (ull *, ull *));                                                          \
     bool f(ull *istart, ull *iend) {                                                           \
         GET(f);                                                                                \
-        if (!wanted())                                                                         \
+        if (!gomp_wanted())                                                                    \
             return REAL(f)(istart, iend);                                                      \
         struct omp_thread *o = &omp;                                                           \
         if (!o->open)                                                                          \
@@ -568,7 +523,7 @@ static void sections_begin(struct omp_thread *o, const void *ra) {
 DECLARE(unsigned, GOMP_sections_start, (unsigned));
 unsigned GOMP_sections_start(unsigned count) {
     GET(GOMP_sections_start);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_sections_start)(count);
     struct omp_thread *o = &omp;
     sections_begin(o, RA);
@@ -580,7 +535,7 @@ unsigned GOMP_sections_start(unsigned count) {
 DECLARE(unsigned, GOMP_sections2_start, (unsigned, uintptr_t *, void **));
 unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem) {
     GET(GOMP_sections2_start);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_sections2_start)(count, reductions, mem);
     struct omp_thread *o = &omp;
     sections_begin(o, RA);
@@ -592,7 +547,7 @@ unsigned GOMP_sections2_start(unsigned count, uintptr_t *reductions, void **mem)
 DECLARE(unsigned, GOMP_sections_next, (void));
 unsigned GOMP_sections_next(void) {
     GET(GOMP_sections_next);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_sections_next)();
     struct omp_thread *o = &omp;
     if (!o->open)
@@ -620,7 +575,7 @@ unsigned GOMP_sections_next(void) {
 
 void GOMP_barrier(void) {
     GET(GOMP_barrier);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_barrier)();
     TEAM_BARRIER("omp barrier", RA, REAL(GOMP_barrier)());
 }
@@ -628,7 +583,7 @@ void GOMP_barrier(void) {
 DECLARE(bool, GOMP_barrier_cancel, (void));
 bool GOMP_barrier_cancel(void) {
     GET(GOMP_barrier_cancel);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_barrier_cancel)();
     bool r;
     TEAM_BARRIER("omp barrier", RA, r = REAL(GOMP_barrier_cancel)());
@@ -639,7 +594,7 @@ bool GOMP_barrier_cancel(void) {
     DECLARE(void, f, (void));                                                 \
     void f(void) {                                                            \
         GET(f);                                                               \
-        if (!wanted())                                                        \
+        if (!gomp_wanted())                                                   \
             return REAL(f)();                                                 \
         loop_end(&omp);                                                       \
         TEAM_BARRIER("omp implicit barrier", RA, REAL(f)());                  \
@@ -651,7 +606,7 @@ CONSTRUCT_END(GOMP_sections_end)
     DECLARE(bool, f, (void));                                                 \
     bool f(void) {                                                            \
         GET(f);                                                               \
-        if (!wanted())                                                        \
+        if (!gomp_wanted())                                                   \
             return REAL(f)();                                                 \
         loop_end(&omp);                                                       \
         bool r;                                                               \
@@ -665,7 +620,7 @@ CONSTRUCT_END_CANCEL(GOMP_sections_end_cancel)
     DECLARE(void, f, (void));                                                 \
     void f(void) {                                                            \
         GET(f);                                                               \
-        if (wanted())                                                         \
+        if (gomp_wanted())                                                    \
             loop_end(&omp);                                                   \
         REAL(f)();                                                            \
     }
@@ -763,7 +718,7 @@ int omp_test_lock(omp_lock_t *l) {
 DECLARE(void, GOMP_ordered_start, (void));
 void GOMP_ordered_start(void) {
     GET(GOMP_ordered_start);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_ordered_start)();
     struct omp_thread *o = &omp;
     uint32_t id = site_region("omp ordered", PXL_AWAIT, RA);
@@ -779,7 +734,7 @@ void GOMP_ordered_start(void) {
 DECLARE(void, GOMP_ordered_end, (void));
 void GOMP_ordered_end(void) {
     GET(GOMP_ordered_end);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_ordered_end)();
     struct omp_thread *o = &omp;
     uint32_t id = site_region("omp ordered end", PXL_ADVANCE, RA);
@@ -797,7 +752,7 @@ void GOMP_ordered_end(void) {
 DECLARE(void, GOMP_taskwait, (void));
 void GOMP_taskwait(void) {
     GET(GOMP_taskwait);
-    if (!wanted())
+    if (!gomp_wanted())
         return REAL(GOMP_taskwait)();
     uint32_t id = site_region("omp taskwait", PXL_JOIN, RA);
     int in = id ? parallax_pl_enter(id) : 0;

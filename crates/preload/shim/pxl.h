@@ -133,6 +133,11 @@ uint64_t parallax_pl_barrier(uint64_t barrier, uint32_t *count);
  * code address `site` (a return address in the construct), named for the
  * function there; 0 while not measuring (src/omp.rs). */
 uint32_t parallax_pl_omp_region(const char *what, int kind, const void *site);
+/* The same for a construct whose team was forked at code address `ctx`
+ * (or null): a construct in a body that the compiler outlined under a name
+ * that does not say its function (clang's `.omp_outlined.`) is named for
+ * the function of `ctx`. */
+uint32_t parallax_pl_omp_region_in(const char *what, int kind, const void *site, const void *ctx);
 
 /* --- shared by the C wrappers (pthread.c) --- */
 

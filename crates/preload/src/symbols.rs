@@ -42,6 +42,12 @@ pub struct Name {
 /// load map first if `addr` is in a module not seen yet; `None` if no
 /// symbol covers it.
 pub fn name_of(addr: usize) -> Option<Name> {
+    function_at(addr).map(|(_, name)| name)
+}
+
+/// The run-time address where the function at `addr` starts, and its
+/// names (see `name_of`).
+pub fn function_at(addr: usize) -> Option<(usize, Name)> {
     let mut mods = MODULES.lock().unwrap_or_else(|e| e.into_inner());
     if !mods.iter().any(|m| m.start <= addr && addr < m.end) {
         scan(&mut mods);
@@ -56,10 +62,13 @@ pub fn name_of(addr: usize) -> Option<Name> {
     if *size != 0 && vaddr >= start + size {
         return None;
     }
-    Some(Name {
-        pretty: demangle(sym),
-        symbol: sym.clone(),
-    })
+    Some((
+        m.base + *start as usize,
+        Name {
+            pretty: demangle(sym),
+            symbol: sym.clone(),
+        },
+    ))
 }
 
 /// Records the executable segments of modules not recorded yet.

@@ -38,6 +38,10 @@ fn exports_and_loads_anywhere() {
         "sem_post",
         "gasp_event_notify",
         "gasp_init",
+        "ompt_start_tool",
+        "__kmpc_dispatch_init_4",
+        "__kmpc_dispatch_next_8u",
+        "__kmpc_for_static_init_4",
     ] {
         assert!(syms.contains(&format!(" {s}\n")), "{s} not exported");
     }
