@@ -139,6 +139,9 @@ fn clang_openmp_constructs_are_recorded_through_ompt() {
         var: team,
         index: 1,
     };
+    let join = EventKind::Join { team };
+    assert_eq!(count(&all[&master], |k| *k == join), 1, "the team's join");
+    assert_eq!(count(&all[&worker], |k| *k == join), 0);
     assert_eq!(count(&all[&master], |k| *k == advance), 1);
     assert_eq!(count(&all[&worker], |k| *k == advance), 0);
     assert_eq!(count(&all[&worker], |k| *k == await_done), 1);

@@ -406,6 +406,14 @@ static void on_parallel_end(ompt_data_t *pd, ompt_data_t *encountering, int flag
     if (!t)
         return;
     pd->ptr = NULL;
+    /* The encountering thread goes on: the Join that trace formats pair
+     * with the fork. */
+    if (t->traced) {
+        int was = pxl_busy;
+        pxl_busy = 1;
+        parallax_pl_event(PXL_EV_JOIN, t->id, 0, 0, 0, 0);
+        pxl_busy = was;
+    }
     team_release(t);
 }
 
