@@ -121,6 +121,12 @@ fn every_construct_of_a_gcc_program_is_recorded_as_often_as_it_ran() {
     let p = &exp.processes[0];
     assert_balanced(p);
     let evs = events(p);
+    // Locations named by OpenMP thread number.
+    let names: BTreeSet<&str> = p.locations.values().map(|l| l.name.as_str()).collect();
+    assert_eq!(
+        names,
+        BTreeSet::from(["main", "OpenMP thread 1", "OpenMP thread 2"])
+    );
 
     // Four teams: forked once each, an implicit task per member.
     assert_eq!(enters_of(p, &evs, "omp fork @"), 4);

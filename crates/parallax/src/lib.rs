@@ -65,6 +65,7 @@ pub use region::{
     define, enter, enter_for_c, leave, register_region, Callsite, PreservingGuard, RegionGuard,
 };
 pub use spawn::{spawn, spawn_named, JoinHandle};
+pub use states::label_thread;
 
 /// Switches recording on (TraceFlow's `flowon`).
 pub fn flow_on() {

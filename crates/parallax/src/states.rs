@@ -300,8 +300,26 @@ fn thread_name(os_tid: u32) -> String {
     let inherited = std::fs::read("/proc/self/comm").unwrap_or_default();
     let inherited = String::from_utf8_lossy(&inherited);
     if own == inherited.trim_end_matches('\n') {
-        String::new()
+        LABEL.with(|l| l.take()).unwrap_or_default()
     } else {
         own
     }
+}
+
+thread_local! {
+    /// What the calling thread is, for the name of its location when the
+    /// thread has no name of its own ([`label_thread`]).
+    static LABEL: std::cell::Cell<Option<String>> = const { std::cell::Cell::new(None) };
+}
+
+/// Names the calling thread's location `label` (`OpenMP thread 2`) if it
+/// has none yet and the thread has no name of its own: a runtime that
+/// made the thread (an OpenMP team's) knows what it is.
+pub fn label_thread(label: &str) {
+    // A location is named once, when the thread first records; later
+    // labels would only be kept, unused.
+    if !thread::current().is_null() {
+        return;
+    }
+    LABEL.with(|l| l.set(Some(label.to_string())));
 }

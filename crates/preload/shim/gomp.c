@@ -136,6 +136,7 @@ static void implicit_task(void *p) {
     o->size = (uint32_t)GET(omp_get_num_threads)();
     o->constructs = 0;
     o->open = 0;
+    pxl_omp_thread(o->num);
     if (o->num != 0 && t->traced)
         parallax_pl_event(PXL_EV_AWAIT_DONE, t->id, 1, 0, 0, 0);
     int in = t->body ? parallax_pl_enter(t->body) : 0;

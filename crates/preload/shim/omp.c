@@ -23,6 +23,14 @@ uint64_t pxl_omp_loop_id(uint64_t team, uint64_t construct) {
     return LOOP_TAG ^ (team & ((1ull << NUMBER_BITS) - 1)) ^ (construct << NUMBER_BITS);
 }
 
+void pxl_omp_thread(uint32_t num) {
+    static __thread int told __attribute__((tls_model("initial-exec")));
+    if (!told) {
+        told = 1;
+        parallax_pl_omp_thread(num);
+    }
+}
+
 void *pxl_omp_lookup(const char *name, const void *caller) {
     void *p = dlsym(RTLD_NEXT, name);
     Dl_info d;

@@ -26,6 +26,10 @@ uint64_t pxl_omp_loop_id(uint64_t team, uint64_t construct);
  * for its function (clang's `.omp_outlined.`). 0 while not measuring. */
 uint32_t pxl_omp_site(const char *what, int kind, const void *ra, const void *ctx);
 
+/* The calling thread is thread `num` of the team it runs an implicit task
+ * of: its location is named for it, once, before its first record. */
+void pxl_omp_thread(uint32_t num);
+
 /* The OpenMP runtime's function `name`, found after this library, or in
  * the scope of the module at `caller` (a runtime loaded privately);
  * aborts if there is none. */

@@ -463,6 +463,7 @@ static void on_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task, u
         t->ra = tm->ra;
         t->barrier = tm->barrier;
         pxl_busy = 1;
+        pxl_omp_thread((uint32_t)index);
         if (index != 0 && t->traced)
             parallax_pl_event(PXL_EV_AWAIT_DONE, t->id, 1, 0, 0, 0);
         t->body = tm->body ? parallax_pl_enter(tm->body) : 0;

@@ -139,6 +139,10 @@ uint32_t parallax_pl_omp_region(const char *what, int kind, const void *site);
  * the function of `ctx`. */
 uint32_t parallax_pl_omp_region_in(const char *what, int kind, const void *site, const void *ctx);
 
+/* The calling thread is thread `num` of an OpenMP team: its location is
+ * named so if it has no name yet (and the thread none of its own). */
+void parallax_pl_omp_thread(uint32_t num);
+
 /* --- shared by the C wrappers (pthread.c) --- */
 
 /* Set while a wrapper runs on this thread: calls made from inside it

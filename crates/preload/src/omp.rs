@@ -91,6 +91,12 @@ fn function_name(site: usize, ctx: usize) -> Option<String> {
     }
 }
 
+/// See `shim/pxl.h`: the calling thread is thread `num` of an OpenMP team.
+#[no_mangle]
+pub extern "C" fn parallax_pl_omp_thread(num: u32) {
+    parallax::contained(|| parallax::label_thread(&format!("OpenMP thread {num}")));
+}
+
 /// See `shim/pxl.h`.
 ///
 /// # Safety
