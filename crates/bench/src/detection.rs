@@ -132,8 +132,41 @@ struct Tally {
     errors: Vec<f64>,
 }
 
-/// Builds a program and measures it into `out`.
-fn measure(spec: &Path, v: &Value, build: &Path, out: &Path) -> Result<(), String> {
+/// The compilers an OpenMP program is built with: each build is a program
+/// of the suite.
+const OPENMP_COMPILERS: [&str; 2] = ["gcc", "clang"];
+
+/// By OpenMP thread number, the location of each thread of the first
+/// process (named `main` and `OpenMP thread N` by the interposition
+/// library).
+fn openmp_threads(exp: &Experiment) -> BTreeMap<u32, u32> {
+    let mut m = BTreeMap::new();
+    if let Some(p) = exp.processes.first() {
+        for l in p.locations.values() {
+            let num = if l.name == "main" {
+                Some(0)
+            } else {
+                l.name
+                    .strip_prefix("OpenMP thread ")
+                    .and_then(|n| n.parse().ok())
+            };
+            if let Some(n) = num {
+                m.insert(n, l.thread);
+            }
+        }
+    }
+    m
+}
+
+/// Builds a program (an OpenMP one with `compiler`) and measures it into
+/// `out`.
+fn measure(
+    spec: &Path,
+    v: &Value,
+    compiler: Option<&str>,
+    build: &Path,
+    out: &Path,
+) -> Result<(), String> {
     let ws = workspace();
     let parallax = ws.join("target/release/parallax");
     let stem = spec
@@ -147,8 +180,15 @@ fn measure(spec: &Path, v: &Value, build: &Path, out: &Path) -> Result<(), Strin
     cmd.args(["run", "--mode", "trace", "--no-report", "--no-db", "--out"])
         .arg(out)
         .arg("--");
-    let bin = build.join(format!("{kind}_{stem}"));
+    let bin = build.join(format!("{kind}_{stem}{}", compiler.unwrap_or("")));
     match kind {
+        "openmp" => {
+            run(Command::new(compiler.unwrap_or("gcc"))
+                .args(["-O1", "-fopenmp", "-o"])
+                .arg(&bin)
+                .arg(dir.join(format!("{stem}.c"))))?;
+            cmd.arg(&bin);
+        }
         "mpi" | "shmem" => {
             let (cc, launcher) = if kind == "mpi" {
                 ("mpicc", "mpirun")
@@ -215,7 +255,7 @@ fn suite(a: &Args) -> Result<(), String> {
         .current_dir(&ws))?;
     let root = ws.join("workloads/bottlenecks");
     let mut specs = Vec::new();
-    for sub in ["mpi", "pthreads", "rust", "shmem"] {
+    for sub in ["mpi", "openmp", "pthreads", "rust", "shmem"] {
         let Ok(rd) = std::fs::read_dir(root.join(sub)) else {
             continue;
         };
@@ -237,22 +277,42 @@ fn suite(a: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&keep).map_err(|e| e.to_string())?;
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let mut programs = Vec::new();
+    let mut runs: Vec<(&PathBuf, Option<&str>)> = Vec::new();
     for spec in &specs {
+        if spec.parent().is_some_and(|d| d.ends_with("openmp")) {
+            runs.extend(OPENMP_COMPILERS.iter().map(|&c| (spec, Some(c))));
+        } else {
+            runs.push((spec, None));
+        }
+    }
+    for (spec, compiler) in runs {
         let text = std::fs::read_to_string(spec).map_err(|e| e.to_string())?;
         let v: Value =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", spec.display()))?;
-        let rel = spec
+        let mut rel = spec
             .strip_prefix(&root)
             .unwrap_or(spec)
             .display()
             .to_string();
-        let out = keep.join(rel.replace(['/', '.'], "_"));
+        if let Some(c) = compiler {
+            rel = format!("{rel} [{c}]");
+        }
+        let out = keep.join(rel.replace(['/', '.', ' ', '[', ']'], "_"));
         let _ = std::fs::remove_dir_all(&out);
-        measure(spec, &v, &build, &out)?;
+        measure(spec, &v, compiler, &build, &out)?;
         let exp = Experiment::open(&out).map_err(|e| e.to_string())?;
         let rep = bottleneck::analyze(&exp, &Config::default(), Executor::Sequential)
             .map_err(|e| e.to_string())?;
-        let exp_f = expected(&v);
+        let mut exp_f = expected(&v);
+        if compiler.is_some() {
+            // An OpenMP program's findings name OpenMP thread numbers.
+            let threads = openmp_threads(&exp);
+            let loc = |(r, t): (u32, u32)| (r, threads.get(&t).copied().unwrap_or(u32::MAX));
+            for e in &mut exp_f {
+                e.at = loc(e.at);
+                e.culprit = e.culprit.map(loc);
+            }
+        }
         let mut wrong = Vec::new();
         for f in &rep.findings {
             let t = tallies.entry(f.pattern.name().to_string()).or_default();

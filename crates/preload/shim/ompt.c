@@ -281,6 +281,9 @@ struct thread {
     int acquiring, acq_in, acq_kind;
     ompt_wait_id_t acq_wait;
     const void *acq_ra;
+    /* A release recorded before the runtime's own (MUTEX_CRITICAL,
+     * MUTEX_ORDERED, or 0), whose callback is then not recorded again. */
+    int released_early;
     /* Critical sections and atomic locks held: wait id and address. */
     int nheld;
     struct {
@@ -733,7 +736,20 @@ static void on_mutex_acquired(int kind, ompt_wait_id_t wait, const void *ra) {
     pxl_busy = was;
 }
 
+static void release_record(int kind, ompt_wait_id_t wait, const void *ra);
+
+/* libomp reports a release once it is done: the next holder may already
+ * have recorded its acquisition, and the measured order would pair it with
+ * an earlier release. The ends of critical sections and ordered regions
+ * are therefore recorded by their entry points' wrappers (below), before
+ * the runtime releases. */
 static void on_mutex_released(int kind, ompt_wait_id_t wait, const void *ra) {
+    if (me.released_early && me.released_early == kind)
+        return;
+    release_record(kind, wait, ra);
+}
+
+static void release_record(int kind, ompt_wait_id_t wait, const void *ra) {
     const char *what;
     int rkind = PXL_UNLOCK;
     switch (kind) {
@@ -889,6 +905,34 @@ static int kmp_schedule(int32_t kind) {
         REAL(f)(loc, gtid, kind, lb, ub, st, chunk);                               \
         p->set = 0;                                                                \
     }
+/* The end of a critical section (the innermost held) and of an ordered
+ * region, recorded before the runtime releases them. */
+DECLARE(void, __kmpc_end_critical, (void *, int32_t, void *));
+void __kmpc_end_critical(void *loc, int32_t gtid, void *crit) {
+    GET(__kmpc_end_critical);
+    int early = ompt_on() && me.nheld > 0;
+    if (early) {
+        release_record(MUTEX_CRITICAL, me.held[me.nheld - 1].wait, NULL);
+        me.released_early = MUTEX_CRITICAL;
+    }
+    REAL(__kmpc_end_critical)(loc, gtid, crit);
+    if (early)
+        me.released_early = 0;
+}
+
+DECLARE(void, __kmpc_end_ordered, (void *, int32_t));
+void __kmpc_end_ordered(void *loc, int32_t gtid) {
+    GET(__kmpc_end_ordered);
+    int early = ompt_on();
+    if (early) {
+        release_record(MUTEX_ORDERED, 0, RA);
+        me.released_early = MUTEX_ORDERED;
+    }
+    REAL(__kmpc_end_ordered)(loc, gtid);
+    if (early)
+        me.released_early = 0;
+}
+
 DISPATCH_INIT(__kmpc_dispatch_init_4, int32_t, int32_t)
 DISPATCH_INIT(__kmpc_dispatch_init_4u, uint32_t, int32_t)
 DISPATCH_INIT(__kmpc_dispatch_init_8, int64_t, int64_t)

@@ -42,6 +42,11 @@ fn exports_and_loads_anywhere() {
         "__kmpc_dispatch_init_4",
         "__kmpc_dispatch_next_8u",
         "__kmpc_for_static_init_4",
+        "__kmpc_end_critical",
+        "__kmpc_end_ordered",
+        "GOMP_parallel",
+        "GOMP_loop_nonmonotonic_dynamic_next",
+        "omp_set_lock",
     ] {
         assert!(syms.contains(&format!(" {s}\n")), "{s} not exported");
     }
