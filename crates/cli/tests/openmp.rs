@@ -456,3 +456,95 @@ int main(int argc, char **argv) {
         "forks and joins of both ranks' teams"
     );
 }
+
+/// The bottleneck analysis on OpenMP programs built by gcc and by clang
+/// (workloads/bottlenecks/openmp): waits at a barrier for the late thread,
+/// a critical section's holder, and threads idle in the serial part.
+#[test]
+fn openmp_bottlenecks_are_found_with_their_causes() {
+    require(&["gcc", "clang"]);
+    let d = tmp("omp-bottlenecks");
+    for compiler in ["gcc", "clang"] {
+        let analyze = |name: &str| -> (serde_json::Value, BTreeMap<String, u64>) {
+            let exe = d.join(format!("{name}-{compiler}"));
+            let src = workspace().join(format!("workloads/bottlenecks/openmp/{name}.c"));
+            compile(
+                compiler,
+                &[
+                    "-O1",
+                    "-fopenmp",
+                    src.to_str().unwrap(),
+                    "-o",
+                    exe.to_str().unwrap(),
+                ],
+            );
+            let out = d.join(format!("exp-{name}-{compiler}"));
+            let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let o = parallax()
+                .arg("analyze")
+                .arg(&out)
+                .arg("--json")
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", stderr(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            // Locations by OpenMP thread number.
+            let p = &open(&out).processes[0];
+            let threads = p
+                .locations
+                .values()
+                .map(|l| (l.name.clone(), l.thread as u64))
+                .collect();
+            (v, threads)
+        };
+        let found = |v: &serde_json::Value, pattern: &str| -> Vec<(u64, u64, f64)> {
+            v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["pattern"] == pattern)
+                .map(|f| {
+                    (
+                        f["thread"].as_u64().unwrap(),
+                        f["culprits"][0]["thread"].as_u64().unwrap(),
+                        f["severity_s"].as_f64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let omp = |threads: &BTreeMap<String, u64>, n: u32| -> u64 {
+            let name = if n == 0 {
+                "main".to_string()
+            } else {
+                format!("OpenMP thread {n}")
+            };
+            threads[&name]
+        };
+
+        // Threads 0 and 1 wait 200 ms at the barrier for thread 2.
+        let (v, th) = analyze("barrier");
+        let mut w = found(&v, "wait_at_barrier");
+        w.sort_by_key(|f| f.0);
+        assert_eq!(w.len(), 2, "{compiler}: {v:#}");
+        for (f, me) in w.iter().zip([omp(&th, 0), omp(&th, 1)]) {
+            assert_eq!((f.0, f.1), (me, omp(&th, 2)), "{compiler}: {v:#}");
+            assert!((0.15..0.6).contains(&f.2), "{compiler}: {f:?}");
+        }
+
+        // Thread 0 waits 250 ms for the critical section thread 1 holds.
+        let (v, th) = analyze("critical");
+        let w = found(&v, "lock_wait");
+        assert_eq!(w.len(), 1, "{compiler}: {v:#}");
+        assert_eq!((w[0].0, w[0].1), (omp(&th, 0), omp(&th, 1)), "{compiler}");
+        assert!((0.2..0.6).contains(&w[0].2), "{compiler}: {w:?}");
+
+        // Thread 1 idles through two serial parts of 100 ms on main.
+        let (v, th) = analyze("serial");
+        let w = found(&v, "idle_threads");
+        assert_eq!(w.len(), 1, "{compiler}: {v:#}");
+        assert_eq!((w[0].0, w[0].1), (omp(&th, 1), omp(&th, 0)), "{compiler}");
+        assert!((0.15..0.6).contains(&w[0].2), "{compiler}: {w:?}");
+        assert!(found(&v, "wait_on_value").is_empty(), "{compiler}: {v:#}");
+    }
+}

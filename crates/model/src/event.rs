@@ -202,6 +202,16 @@ pub enum EventKind {
 /// iteration left.
 pub const NO_ITERATION: u64 = u64::MAX;
 
+/// The top byte of an OpenMP team's id: the `team` of its `Fork` and
+/// `Join`, and the `var` of the fork's `Advance` that the team's other
+/// threads await to begin (no address has it).
+pub const TEAM_TAG: u8 = 0xA5;
+
+/// Whether synchronization variable or team `id` is an OpenMP team's.
+pub fn is_team(id: u64) -> bool {
+    (id >> 56) as u8 == TEAM_TAG
+}
+
 impl EventKind {
     /// Whether this event takes part in synchronization on a shared object
     /// (lock, semaphore or condition variable, synchronization variable,

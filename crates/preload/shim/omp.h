@@ -8,7 +8,7 @@
 
 /* Ids of teams and loops carry a tag in their top byte that no address
  * has; a team's number and a loop's construct count fill the rest. */
-#define TEAM_TAG (0xA5ull << 56)
+#define TEAM_TAG (0xA5ull << 56) /* parallax_model::event::TEAM_TAG */
 #define LOOP_TAG (0xA6ull << 56)
 #define NUMBER_BITS 40
 

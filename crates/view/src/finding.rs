@@ -34,6 +34,9 @@ pub enum Pattern {
     JoinWait,
     /// Waiting on a condition variable or semaphore for its signal.
     ConditionWait,
+    /// A thread of an OpenMP team idle until the team is forked: the
+    /// initial thread ran outside parallel regions (the serial part).
+    IdleThreads,
     /// Work unevenly spread over locations.
     LoadImbalance,
     /// Short, very frequent events, or many small transfers to one target.
@@ -46,7 +49,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// Every pattern.
-    pub const ALL: [Pattern; 16] = [
+    pub const ALL: [Pattern; 17] = [
         Pattern::LateSender,
         Pattern::LateReceiver,
         Pattern::WrongOrder,
@@ -59,6 +62,7 @@ impl Pattern {
         Pattern::CompetingRma,
         Pattern::JoinWait,
         Pattern::ConditionWait,
+        Pattern::IdleThreads,
         Pattern::LoadImbalance,
         Pattern::FrequentSmallEvents,
         Pattern::SerializedTransfers,
@@ -81,6 +85,7 @@ impl Pattern {
             CompetingRma => "competing_rma",
             JoinWait => "join_wait",
             ConditionWait => "condition_wait",
+            IdleThreads => "idle_threads",
             LoadImbalance => "load_imbalance",
             FrequentSmallEvents => "frequent_small_events",
             SerializedTransfers => "serialized_transfers",
@@ -95,7 +100,7 @@ impl Pattern {
 
     /// Whether the replay measures it as waiting at one event.
     pub fn is_wait_state(self) -> bool {
-        (self as usize) <= Pattern::ConditionWait as usize
+        (self as usize) <= Pattern::IdleThreads as usize
     }
 }
 

@@ -45,6 +45,9 @@ pub fn hint(pattern: Pattern, site: &str, culprit: Option<&str>) -> String {
         ConditionWait => format!(
             "{site} waits for a signal given late{by}: signal as soon as the condition holds, or do more work before waiting"
         ),
+        IdleThreads => format!(
+            "the team's threads are idle at {site} until the fork{by}, whose thread ran outside parallel regions: parallelize that serial part, or give these threads work meanwhile (the serial part bounds the speedup)"
+        ),
         LoadImbalance => format!(
             "{site} takes longer{by} than on average over the locations that run it: split its work evenly (smaller chunks, dynamic scheduling)"
         ),

@@ -1,7 +1,7 @@
 //! Shared objects: locks (and convoys), condition variables and
 //! semaphores, values waited on, thread joins.
 
-use parallax_model::event::{Event, EventKind};
+use parallax_model::event::{is_team, Event, EventKind};
 use parallax_model::region::RegionKind;
 
 use super::{behind, waiting, LocPass, ObjNeed, WaitedFor};
@@ -96,6 +96,11 @@ impl LocPass<'_> {
                     Some(Pattern::ConditionWait),
                     polled.unwrap_or_else(|| self.enter_time(t)),
                 ),
+                // A thread of an OpenMP team waits for the fork from its
+                // last event before (outside any region: idle).
+                AwaitDone { var, .. } if is_team(var) => {
+                    (Some(Pattern::IdleThreads), self.enter_time(t))
+                }
                 AwaitDone { .. } | ValueReached { .. } => {
                     (Some(Pattern::WaitOnValue), self.enter_time(t))
                 }
