@@ -37,6 +37,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let checks = [
         preload(),
         otf2(),
+        openmp(),
         tsc(),
         perf_software(),
         perf_hardware(),
@@ -138,6 +139,36 @@ fn otf2() -> Check {
         } else {
             "apt-get install libotf2-trace-dev otf2-tools, then scripts/install.sh"
         },
+    }
+}
+
+/// OpenMP runtimes: gcc's libgomp (observed through its entry points) and
+/// LLVM's libomp (through OMPT), where installed.
+fn openmp() -> Check {
+    let found = |lib: &str| {
+        [
+            "/usr/lib/x86_64-linux-gnu",
+            "/usr/lib/aarch64-linux-gnu",
+            "/usr/lib",
+            "/usr/local/lib",
+        ]
+        .iter()
+        .any(|d| Path::new(d).join(lib).exists())
+    };
+    let (gomp, omp) = (
+        found("libgomp.so.1"),
+        found("libomp.so.5") || found("libomp.so"),
+    );
+    let say = |yes: bool| if yes { "installed" } else { "not installed" };
+    Check {
+        name: "OpenMP",
+        ok: gomp && omp,
+        detail: format!(
+            "gcc's libgomp {}, LLVM's libomp (clang -fopenmp) {}",
+            say(gomp),
+            say(omp)
+        ),
+        fix: "apt-get install libgomp1 libomp-dev",
     }
 }
 

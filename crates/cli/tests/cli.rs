@@ -393,6 +393,7 @@ fn doctor_reports_what_this_machine_has_and_how_to_get_the_rest() {
         "MPI",
         "OpenSHMEM",
         "C compiler",
+        "OpenMP",
     ] {
         assert_eq!(check(name)["ok"], true, "{name}: {v}");
     }
