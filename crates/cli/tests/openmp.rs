@@ -548,3 +548,71 @@ fn openmp_bottlenecks_are_found_with_their_causes() {
         assert!(found(&v, "wait_on_value").is_empty(), "{compiler}: {v:#}");
     }
 }
+
+/// Explicit tasks of a gcc program (C++, whose class arguments libgomp
+/// copies with the compiler's copy function): each task's work is a
+/// region wherever it runs, and the program computes what it computes
+/// without Parallax.
+#[test]
+fn gcc_tasks_are_regions_where_they_run() {
+    require(&["g++"]);
+    const SRC: &str = r#"
+#include <atomic>
+#include <cstdio>
+#include <string>
+static std::atomic<long> sum{0};
+struct Item {
+    std::string name;
+    long v;
+};
+int main() {
+    long undeferred = 0;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+    {
+        for (long i = 0; i < 20; i++) {
+            Item it{"item" + std::to_string(i), i};
+#pragma omp task firstprivate(it)
+            sum += it.v * (long)it.name.size();
+        }
+        for (long i = 0; i < 10; i++) {
+#pragma omp task firstprivate(i)
+            sum += i;
+        }
+#pragma omp taskwait
+        for (long i = 0; i < 5; i++) {
+#pragma omp task if (0)
+            undeferred += i;
+        }
+    }
+    std::printf("sum=%ld undeferred=%ld\n", sum.load(), undeferred);
+    return 0;
+}
+"#;
+    let d = tmp("omp-tasks");
+    let src = d.join("tasks.cpp");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = d.join("tasks");
+    compile(
+        "g++",
+        &[
+            "-O1",
+            "-fopenmp",
+            src.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    let plain = std::process::Command::new(&exe).output().unwrap();
+    assert_eq!(stdout(&plain), "sum=1140 undeferred=10\n");
+    let out = d.join("exp");
+    let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&plain));
+    let exp = open(&out);
+    let p = &exp.processes[0];
+    assert_balanced(p);
+    let evs = events(p);
+    assert_eq!(enters_of(p, &evs, "omp task @"), 20 + 10 + 5);
+    assert_eq!(enters_of(p, &evs, "omp taskwait @"), 1);
+}

@@ -19,8 +19,9 @@
  *   has one, as an implicit barrier.
  * - barrier: a barrier collective of the team. critical, atomic and the
  *   omp_*_lock functions: Lock and Unlock regions with the lock events.
- *   ordered: Await and Advance of the loop's iterations, in order. taskwait:
- *   a Join region.
+ *   ordered: Await and Advance of the loop's iterations, in order. task: a
+ *   region around the task's work, wherever it runs. taskwait: a Join
+ *   region.
  *
  * Each construct's region is named for the construct and the function it is
  * in, from the return address of the runtime call (src/omp.rs). Ids of
@@ -30,6 +31,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "omp.h"
 #include "pxl.h"
@@ -748,7 +750,67 @@ void GOMP_ordered_end(void) {
         parallax_pl_leave();
 }
 
-/* === tasks === */
+/* === tasks ===
+ * An explicit task runs later, on whichever thread of the team takes it:
+ * the wrapper hands libgomp a task of its own whose argument block begins
+ * with a header (the program's function, the task's region) followed by
+ * the program's argument at its alignment; the task's region is entered
+ * around the program's function wherever it runs. libgomp copies the
+ * block (memcpy, or the copy function: then the wrapper's, which copies
+ * the header and lets the program's copy its argument) or, for a task run
+ * at once, passes it as it is. */
+
+struct task_header {
+    void (*fn)(void *);
+    void (*cpyfn)(void *, void *);
+    /* The program's argument (for the copy function), and its offset in
+     * the block. */
+    void *data;
+    long off;
+    uint32_t region;
+};
+
+static void task_body(void *block) {
+    struct task_header *h = block;
+    int in = h->region ? parallax_pl_enter(h->region) : 0;
+    h->fn((char *)block + h->off);
+    if (in)
+        parallax_pl_leave();
+}
+
+static void task_copy(void *dst, void *src) {
+    struct task_header *h = src;
+    memcpy(dst, h, sizeof *h);
+    h->cpyfn((char *)dst + h->off, h->data);
+}
+
+DECLARE(void, GOMP_task,
+        (void (*)(void *), void *, void (*)(void *, void *), long, long, bool, unsigned, void **,
+         int, void *));
+void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+               long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+               void *detach) {
+    GET(GOMP_task);
+    if (!gomp_wanted() || arg_size < 0 || arg_align <= 0 || arg_size > (1L << 16))
+        return REAL(GOMP_task)(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                               priority, detach);
+    long align = arg_align > (long)_Alignof(struct task_header) ? arg_align
+                                                                 : (long)_Alignof(struct task_header);
+    long off = ((long)sizeof(struct task_header) + arg_align - 1) / arg_align * arg_align;
+    /* The block, at `align` on this stack while libgomp copies it. */
+    char raw[off + arg_size + align];
+    char *block = (char *)(((uintptr_t)raw + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
+    struct task_header *h = (struct task_header *)block;
+    h->fn = fn;
+    h->cpyfn = cpyfn;
+    h->data = data;
+    h->off = off;
+    h->region = site_region("omp task", PXL_USER, RA);
+    if (!cpyfn && arg_size > 0)
+        memcpy(block + off, data, (size_t)arg_size);
+    REAL(GOMP_task)(task_body, block, cpyfn ? task_copy : NULL, off + arg_size, align, if_clause,
+                    flags, depend, priority, detach);
+}
 
 DECLARE(void, GOMP_taskwait, (void));
 void GOMP_taskwait(void) {
