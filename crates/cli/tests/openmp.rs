@@ -616,3 +616,100 @@ int main() {
     assert_eq!(enters_of(p, &evs, "omp task @"), 20 + 10 + 5);
     assert_eq!(enters_of(p, &evs, "omp taskwait @"), 1);
 }
+
+/// A Fortran OpenMP program (gfortran, libgomp): its loops, critical
+/// sections and the Fortran bindings of the lock functions.
+#[test]
+fn a_fortran_openmp_program_is_measured() {
+    require(&["gfortran"]);
+    const SRC: &str = r#"
+program p
+  use omp_lib
+  implicit none
+  integer :: i, n
+  real(8) :: s
+  integer(omp_lock_kind) :: l
+  s = 0
+  n = 0
+  call omp_init_lock(l)
+  !$omp parallel do schedule(dynamic,10) reduction(+:s) num_threads(2)
+  do i = 1, 1000
+     s = s + sqrt(real(i,8))
+  end do
+  !$omp end parallel do
+  !$omp parallel num_threads(2)
+  call omp_set_lock(l)
+  n = n + 1
+  call omp_unset_lock(l)
+  !$omp critical
+  n = n + 1
+  !$omp end critical
+  !$omp end parallel
+  print '(F12.3, I4)', s, n
+end program
+"#;
+    let d = tmp("omp-fortran");
+    let src = d.join("p.f90");
+    std::fs::write(&src, SRC).unwrap();
+    let exe = d.join("p");
+    compile(
+        "gfortran",
+        &[
+            "-O1",
+            "-fopenmp",
+            &format!("-J{}", d.display()),
+            src.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ],
+    );
+    let plain = std::process::Command::new(&exe).output().unwrap();
+    let out = d.join("exp");
+    let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&plain));
+    let exp = open(&out);
+    let p = &exp.processes[0];
+    assert_balanced(p);
+    let evs = events(p);
+    assert_eq!(enters_of(p, &evs, "omp_set_lock @"), 2);
+    assert_eq!(enters_of(p, &evs, "omp_unset_lock @"), 2);
+    assert_eq!(enters_of(p, &evs, "omp critical @"), 2);
+    // Lock acquisitions in OpenMP's regions (libgfortran's own I/O locks
+    // are the application's pthread calls).
+    let omp_regions: BTreeSet<u32> = p
+        .regions
+        .iter()
+        .filter(|(_, r)| r.name.starts_with("omp"))
+        .map(|(&id, _)| id)
+        .collect();
+    let mut locks = 0;
+    for es in evs.values() {
+        let mut stack = Vec::new();
+        for e in es {
+            match e.kind {
+                EventKind::Enter { region } => stack.push(region),
+                EventKind::Leave { .. } => {
+                    stack.pop();
+                }
+                EventKind::LockAcquired { .. }
+                    if stack.last().is_some_and(|r| omp_regions.contains(r)) =>
+                {
+                    locks += 1
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(locks, 4, "two omp locks and two critical sections");
+    let chunks: usize = evs
+        .values()
+        .map(|es| {
+            count(
+                es,
+                |k| matches!(k, EventKind::Iteration { index, .. } if *index != NO_ITERATION),
+            )
+        })
+        .sum();
+    assert_eq!(chunks, 100, "1000 iterations in chunks of 10");
+}

@@ -697,6 +697,11 @@ typedef struct omp_lock omp_lock_t;
 LOCKING(omp_set_lock, "omp_set_lock", (uintptr_t)l, (omp_lock_t * l), (l))
 UNLOCKING(omp_unset_lock, "omp_unset_lock", (uintptr_t)l, (omp_lock_t * l), (l))
 
+/* The Fortran bindings (`call omp_set_lock(l)`: the lock variable's
+ * address), which libgomp does not route through the C functions. */
+LOCKING(omp_set_lock_, "omp_set_lock", (uintptr_t)l, (void *l), (l))
+UNLOCKING(omp_unset_lock_, "omp_unset_lock", (uintptr_t)l, (void *l), (l))
+
 DECLARE(int, omp_test_lock, (omp_lock_t *));
 int omp_test_lock(omp_lock_t *l) {
     GET(omp_test_lock);
