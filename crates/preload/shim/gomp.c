@@ -91,7 +91,7 @@ struct omp_thread {
     unsigned long long ustart, uincr;
     uint64_t ord;
 };
-static __thread struct omp_thread omp __attribute__((tls_model("initial-exec")));
+static __thread struct omp_thread omp;
 
 static uint32_t site_region(const char *what, int kind, const void *ra) {
     return pxl_omp_site(what, kind, ra, NULL);

@@ -3,6 +3,7 @@
  * functions (omp.h). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -23,8 +24,40 @@ uint64_t pxl_omp_loop_id(uint64_t team, uint64_t construct) {
     return LOOP_TAG ^ (team & ((1ull << NUMBER_BITS) - 1)) ^ (construct << NUMBER_BITS);
 }
 
+/* Per-thread blocks: a header with the thread's pointer to the block,
+ * which is cleared when the thread ends and the block is freed (a later
+ * call on that thread makes a new one). */
+#define BLOCK_HEAD 16
+static pthread_key_t blocks;
+static int blocks_made, blocks_lock;
+
+static void block_free(void *head) {
+    void **slot = *(void ***)head;
+    *slot = NULL;
+    free(head);
+}
+
+void *pxl_omp_thread_block(void **slot, size_t size, void *sink) {
+    if (!__atomic_load_n(&blocks_made, __ATOMIC_ACQUIRE)) {
+        while (__atomic_exchange_n(&blocks_lock, 1, __ATOMIC_ACQUIRE))
+            ;
+        if (!blocks_made)
+            __atomic_store_n(&blocks_made, pthread_key_create(&blocks, block_free) == 0 ? 1 : 2,
+                             __ATOMIC_RELEASE);
+        __atomic_store_n(&blocks_lock, 0, __ATOMIC_RELEASE);
+    }
+    char *head = calloc(1, BLOCK_HEAD + size);
+    if (!head)
+        return sink;
+    *(void ***)head = slot;
+    *slot = head + BLOCK_HEAD;
+    if (blocks_made == 1)
+        pthread_setspecific(blocks, head);
+    return head + BLOCK_HEAD;
+}
+
 void pxl_omp_thread(uint32_t num) {
-    static __thread int told __attribute__((tls_model("initial-exec")));
+    static __thread int told;
     if (!told) {
         told = 1;
         parallax_pl_omp_thread(num);

@@ -26,6 +26,14 @@ uint64_t pxl_omp_loop_id(uint64_t team, uint64_t construct);
  * for its function (clang's `.omp_outlined.`). 0 while not measuring. */
 uint32_t pxl_omp_site(const char *what, int kind, const void *ra, const void *ctx);
 
+/* A zeroed block of `size` bytes for the calling thread, which `*slot` (a
+ * thread-local pointer) then points to; freed when the thread ends, and
+ * `*slot` cleared. `sink` if memory is short. Keeps large per-thread
+ * state out of the library's static TLS, which must leave room for
+ * dlopen (`parallax calibrate` loads the library). */
+#include <stddef.h>
+void *pxl_omp_thread_block(void **slot, size_t size, void *sink);
+
 /* The calling thread is thread `num` of the team it runs an implicit task
  * of: its location is named for it, once, before its first record. */
 void pxl_omp_thread(uint32_t num);

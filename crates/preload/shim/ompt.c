@@ -292,7 +292,19 @@ struct thread {
     } held[HELD];
     struct pending pending;
 };
-static __thread struct thread me __attribute__((tls_model("initial-exec")));
+/* The calling thread's state, on the heap (omp.h): too large for the
+ * library's static TLS. A thread that finds no memory shares the sink,
+ * and what it records may be wrong. */
+static __thread void *me_block;
+static struct thread me_sink;
+
+static struct thread *thread_state(void) {
+    void *t = me_block;
+    if (__builtin_expect(t == NULL, 0))
+        t = pxl_omp_thread_block(&me_block, sizeof(struct thread), &me_sink);
+    return t;
+}
+#define me (*thread_state())
 
 /* This thread's current implicit task, or null beyond DEPTH. */
 static struct task *current(void) {
