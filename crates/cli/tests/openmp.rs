@@ -549,13 +549,13 @@ fn openmp_bottlenecks_are_found_with_their_causes() {
     }
 }
 
-/// Explicit tasks of a gcc program (C++, whose class arguments libgomp
-/// copies with the compiler's copy function): each task's work is a
-/// region wherever it runs, and the program computes what it computes
-/// without Parallax.
+/// Explicit tasks of a C++ program built by gcc (whose class arguments
+/// libgomp copies with the compiler's copy function) and by clang (OMPT's
+/// task callbacks): each task's work is a region wherever it runs, and the
+/// program computes what it computes without Parallax.
 #[test]
-fn gcc_tasks_are_regions_where_they_run() {
-    require(&["g++"]);
+fn tasks_are_regions_where_they_run() {
+    require(&["g++", "clang++"]);
     const SRC: &str = r#"
 #include <atomic>
 #include <cstdio>
@@ -592,29 +592,31 @@ int main() {
     let d = tmp("omp-tasks");
     let src = d.join("tasks.cpp");
     std::fs::write(&src, SRC).unwrap();
-    let exe = d.join("tasks");
-    compile(
-        "g++",
-        &[
-            "-O1",
-            "-fopenmp",
-            src.to_str().unwrap(),
-            "-o",
-            exe.to_str().unwrap(),
-        ],
-    );
-    let plain = std::process::Command::new(&exe).output().unwrap();
-    assert_eq!(stdout(&plain), "sum=1140 undeferred=10\n");
-    let out = d.join("exp");
-    let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), stdout(&plain));
-    let exp = open(&out);
-    let p = &exp.processes[0];
-    assert_balanced(p);
-    let evs = events(p);
-    assert_eq!(enters_of(p, &evs, "omp task @"), 20 + 10 + 5);
-    assert_eq!(enters_of(p, &evs, "omp taskwait @"), 1);
+    for compiler in ["g++", "clang++"] {
+        let exe = d.join(format!("tasks-{compiler}"));
+        compile(
+            compiler,
+            &[
+                "-O1",
+                "-fopenmp",
+                src.to_str().unwrap(),
+                "-o",
+                exe.to_str().unwrap(),
+            ],
+        );
+        let plain = std::process::Command::new(&exe).output().unwrap();
+        assert_eq!(stdout(&plain), "sum=1140 undeferred=10\n");
+        let out = d.join(format!("exp-{compiler}"));
+        let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+        assert!(o.status.success(), "{compiler}: {}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&plain), "{compiler}");
+        let exp = open(&out);
+        let p = &exp.processes[0];
+        assert_balanced(p);
+        let evs = events(p);
+        assert_eq!(enters_of(p, &evs, "omp task @"), 20 + 10 + 5, "{compiler}");
+        assert_eq!(enters_of(p, &evs, "omp taskwait @"), 1, "{compiler}");
+    }
 }
 
 /// A Fortran OpenMP program (gfortran, libgomp): its loops, critical

@@ -52,8 +52,9 @@
  *   constructs into `.omp_outlined.`, a name that says nothing of it, so
  *   the construct is named for the function of its team's fork
  *   (parallax_pl_omp_region_in).
- * Not recorded (as with libgomp): single, masked, tasks and taskgroups,
- * taskloop, distribute and teams, nestable locks, reductions (other than
+ * Explicit tasks: a region around each task's work (task_create and
+ * task_schedule). Not recorded: single, masked, taskgroups, task
+ * dependences, distribute and teams, nestable locks, reductions (other than
  * through their critical sections or atomic locks), cancellation; a team of
  * one thread (if(0), num_threads(1), inactive nested parallelism) has no
  * barrier at its end in libomp, and none is recorded.
@@ -111,6 +112,8 @@ typedef struct {
 enum {
     CB_PARALLEL_BEGIN = 3,
     CB_PARALLEL_END = 4,
+    CB_TASK_CREATE = 5,
+    CB_TASK_SCHEDULE = 6,
     CB_IMPLICIT_TASK = 7,
     CB_MUTEX_RELEASED = 17,
     CB_WORK = 20,
@@ -127,6 +130,10 @@ enum { SCOPE_BEGIN = 1, SCOPE_END = 2 };
 #define PARALLEL_LEAGUE 0x40000000
 /* ompt_task_flag_t */
 #define TASK_IMPLICIT 0x2
+#define TASK_EXPLICIT 0x4
+/* ompt_task_status_t: how the task that a thread leaves stands; complete,
+ * cancel and detach end its body (yield and switch suspend it). */
+enum { STATUS_COMPLETE = 1, STATUS_CANCEL = 3, STATUS_DETACH = 4 };
 /* ompt_sync_region_t */
 enum {
     SYNC_BARRIER = 1,          /* deprecated in 5.1 */
@@ -807,6 +814,52 @@ static void release_record(int kind, ompt_wait_id_t wait, const void *ra) {
     pxl_busy = was;
 }
 
+/* === explicit tasks ===
+ * A task's data holds its region (tagged, so that a task the tool did not
+ * see is left alone) and whether the thread running it entered it; the
+ * region is entered when a thread switches to the task and left when its
+ * body ends. A task suspended in a taskwait or barrier stays open while
+ * the tasks run there nest inside it. */
+#define TASK_TAG (0xA7ull << 56)
+#define TASK_ENTERED (1ull << 48)
+
+static void on_task_create(ompt_data_t *encountering, const ompt_frame_t *frame,
+                           ompt_data_t *task, int flags, int deps, const void *ra) {
+    (void)encountering;
+    (void)frame;
+    (void)deps;
+    task->value = 0;
+    if (!(flags & TASK_EXPLICIT))
+        return;
+    struct task *t = current();
+    if (!wanted(t))
+        return;
+    int was = pxl_busy;
+    pxl_busy = 1;
+    uint32_t id = pxl_omp_site("omp task", PXL_USER, ra, context(t));
+    pxl_busy = was;
+    if (id)
+        task->value = TASK_TAG | id;
+}
+
+static int ours(const ompt_data_t *task) {
+    return task && (task->value & (0xffull << 56)) == TASK_TAG;
+}
+
+static void on_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next) {
+    int was = pxl_busy;
+    pxl_busy = 1;
+    int ended = status == STATUS_COMPLETE || status == STATUS_CANCEL || status == STATUS_DETACH;
+    if (ended && ours(prior) && (prior->value & TASK_ENTERED)) {
+        parallax_pl_leave();
+        prior->value &= ~TASK_ENTERED;
+    }
+    if (ours(next) && !(next->value & TASK_ENTERED) &&
+        parallax_pl_enter((uint32_t)(next->value & 0xffffffffu)))
+        next->value |= TASK_ENTERED;
+    pxl_busy = was;
+}
+
 /* === starting the tool === */
 
 static int initialize(ompt_lookup_t lookup, int initial_device, ompt_data_t *tool_data) {
@@ -825,6 +878,8 @@ static int initialize(ompt_lookup_t lookup, int initial_device, ompt_data_t *too
         return 0;
     }
     set(CB_PARALLEL_END, (ompt_fn_t)on_parallel_end);
+    set(CB_TASK_CREATE, (ompt_fn_t)on_task_create);
+    set(CB_TASK_SCHEDULE, (ompt_fn_t)on_task_schedule);
     set(CB_SYNC_REGION, (ompt_fn_t)on_sync_region);
     set(CB_WORK, (ompt_fn_t)on_work);
     set(CB_MUTEX_ACQUIRE, (ompt_fn_t)on_mutex_acquire);
