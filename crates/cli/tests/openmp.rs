@@ -715,3 +715,217 @@ end program
         .sum();
     assert_eq!(chunks, 100, "1000 iterations in chunks of 10");
 }
+
+/// Runs `cmd` (with `env`) plainly and under `parallax run`, each killed
+/// after 60 s: the same output and exit status.
+fn same_as_plain(d: &std::path::Path, name: &str, cmd: &[&str], env: &[(&str, &str)]) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let finish = |mut c: Command| -> (Option<i32>, String) {
+        let mut child = c
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                let mut out = String::new();
+                std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+                return (s.code(), out);
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{name}: hung");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let mut plain = Command::new(cmd[0]);
+    plain.args(&cmd[1..]);
+    let plain = finish(plain);
+    let out = d.join(format!("exp-{name}"));
+    let mut measured = parallax();
+    measured
+        .args(["run", "--no-report", "--no-db", "--out"])
+        .arg(&out)
+        .arg("--")
+        .args(cmd);
+    let measured = finish(measured);
+    assert_eq!(measured, plain, "{name}");
+    let o = parallax().arg("report").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+}
+
+/// gcc programs that take libgomp's unusual paths run as without
+/// Parallax: a cancelled parallel region (the barrier that ends the
+/// implicit tasks must not wait), a detached task (libgomp writes into its
+/// data), task reductions of a parallel region (libgomp reads them from the
+/// region's data), an OpenMP library opened with RTLD_LOCAL (the runtime is
+/// found in its scope), and a chain of tasks run at once, each with a large
+/// argument (no more stack than without Parallax).
+#[test]
+fn unusual_openmp_paths_run_as_without_parallax() {
+    require(&["gcc"]);
+    let d = tmp("omp-unusual");
+    let build = |name: &str, src: &str, extra: &[&str]| -> String {
+        let c = d.join(format!("{name}.c"));
+        std::fs::write(&c, src).unwrap();
+        let exe = d.join(name);
+        let mut args = vec![
+            "-O1",
+            "-fopenmp",
+            c.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        compile("gcc", &args);
+        exe.display().to_string()
+    };
+    let cancel = build(
+        "cancel",
+        r#"
+#include <stdio.h>
+#include <omp.h>
+int main(void) {
+    int x = 0;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) {
+#pragma omp cancel parallel
+        }
+#pragma omp barrier
+#pragma omp atomic
+        x += 10;
+    }
+    printf("done %d\n", x >= 0);
+    return 0;
+}
+"#,
+        &[],
+    );
+    same_as_plain(&d, "cancel", &[&cancel], &[("OMP_CANCELLATION", "true")]);
+    let detach = build(
+        "detach",
+        r#"
+#include <stdio.h>
+#include <omp.h>
+int main(void) {
+    int n = 0;
+#pragma omp parallel num_threads(2)
+    {
+        omp_event_handle_t ev;
+#pragma omp single
+        {
+#pragma omp task detach(ev)
+            n += 1;
+#pragma omp task
+            omp_fulfill_event(ev);
+        }
+    }
+    printf("n=%d\n", n);
+    return 0;
+}
+"#,
+        &[],
+    );
+    same_as_plain(&d, "detach", &[&detach], &[]);
+    let reductions = build(
+        "reductions",
+        r#"
+#include <stdio.h>
+int main(void) {
+    long s = 0;
+#pragma omp parallel num_threads(3) reduction(task, + : s)
+    {
+#pragma omp single
+        for (int i = 0; i < 50; i++) {
+#pragma omp task in_reduction(+ : s)
+            s += i;
+        }
+    }
+    printf("s=%ld\n", s);
+    return 0;
+}
+"#,
+        &[],
+    );
+    same_as_plain(&d, "reductions", &[&reductions], &[]);
+    let lib = d.join("libwork.so");
+    let lib_src = d.join("work.c");
+    std::fs::write(
+        &lib_src,
+        r#"
+int work(int n) {
+    int s = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : s)
+    for (int i = 0; i < n; i++)
+        s += i;
+    return s;
+}
+"#,
+    )
+    .unwrap();
+    compile(
+        "gcc",
+        &[
+            "-O1",
+            "-fopenmp",
+            "-shared",
+            "-fPIC",
+            lib_src.to_str().unwrap(),
+            "-o",
+            lib.to_str().unwrap(),
+        ],
+    );
+    let opener = build(
+        "opener",
+        r#"
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return 1;
+    int (*work)(int) = (int (*)(int))dlsym(h, "work");
+    printf("%d\n", work(1000));
+    return 0;
+}
+"#,
+        &["-ldl"],
+    );
+    same_as_plain(&d, "opener", &[&opener, lib.to_str().unwrap()], &[]);
+    let deep = build(
+        "deep",
+        r#"
+#include <stdio.h>
+#include <stdlib.h>
+#define N 15000
+static long rec(int d, int depth) {
+    int a[N];
+    for (int i = 0; i < N; i++)
+        a[i] = d;
+    long r = 0;
+    if (d >= depth)
+        return a[N - 1];
+#pragma omp task firstprivate(a) shared(r) final(1)
+    r = a[0] + rec(d + 1, depth);
+#pragma omp taskwait
+    return r;
+}
+int main(int argc, char **argv) {
+    long r = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    r = rec(0, atoi(argv[1]));
+    printf("r=%ld\n", r);
+    return 0;
+}
+"#,
+        &[],
+    );
+    same_as_plain(&d, "deep", &[&deep, "50"], &[]);
+}

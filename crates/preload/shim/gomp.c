@@ -50,11 +50,15 @@ enum { SCHED_UNKNOWN = 100, SCHED_SECTIONS = 101 };
  * (omp.c). */
 #define REAL(f) pxl_gomp_##f
 #define DECLARE(ret, f, args) static ret(*REAL(f)) args
-#define GET(f)                                                                       \
+/* The real `f`, looked up (once) from the caller at `at`: the program's
+ * code that called a wrapper, whose module's scope has the runtime when the
+ * program loaded it privately. */
+#define GET_AT(f, at)                                                                \
     (__atomic_load_n(&REAL(f), __ATOMIC_RELAXED)                                     \
          ? REAL(f)                                                                   \
-         : (__atomic_store_n(&REAL(f), (__typeof__(REAL(f)))pxl_omp_lookup(#f, RA), __ATOMIC_RELAXED), \
+         : (__atomic_store_n(&REAL(f), (__typeof__(REAL(f)))pxl_omp_lookup(#f, at), __ATOMIC_RELAXED), \
             REAL(f)))
+#define GET(f) GET_AT(f, RA)
 #define RA __builtin_return_address(0)
 
 DECLARE(int, omp_get_thread_num, (void));
@@ -64,6 +68,9 @@ DECLARE(void, omp_get_schedule, (int *, int *));
 /* === teams and their threads === */
 
 struct team {
+    /* First: GOMP_parallel_reductions reads the program's reductions from
+     * the first word of the data it is given, this struct. */
+    void *reductions;
     void (*fn)(void *);
     void *data;
     uint64_t id;
@@ -128,6 +135,9 @@ static void barrier_events_end(int in, struct omp_thread *o) {
 }
 
 DECLARE(void, GOMP_barrier, (void));
+DECLARE(bool, GOMP_barrier_cancel, (void));
+DECLARE(int, omp_get_cancellation, (void));
+DECLARE(int, omp_get_max_threads, (void));
 
 /* The implicit task of thread `o` in team `t`. */
 static void implicit_task(void *p) {
@@ -147,21 +157,33 @@ static void implicit_task(void *p) {
         parallax_pl_leave();
     int bin = t->barrier ? parallax_pl_enter(t->barrier) : 0;
     barrier_events_begin(bin);
-    REAL(GOMP_barrier)();
+    /* With cancellation on, a cancelled team passes a cancellable barrier
+     * at once (a plain one would wait for ever). */
+    if (REAL(omp_get_cancellation)())
+        REAL(GOMP_barrier_cancel)();
+    else
+        REAL(GOMP_barrier)();
     barrier_events_end(bin, o);
     if (bin)
         parallax_pl_leave();
     *o = saved;
 }
 
-/* The fork of team `t` running `fn` by this thread; 0 if the team is
- * not measured (then the real call gets the program's own function). */
-static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n) {
+/* The fork of team `t` running `fn` by this thread, for the program's
+ * code at `caller`; 0 if the team is not measured (then the real call gets
+ * the program's own function). */
+static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n,
+                     const void *caller) {
     if (!gomp_wanted())
         return 0;
-    GET(GOMP_barrier);
-    GET(omp_get_thread_num);
-    GET(omp_get_num_threads);
+    GET_AT(GOMP_barrier, caller);
+    GET_AT(GOMP_barrier_cancel, caller);
+    GET_AT(omp_get_thread_num, caller);
+    GET_AT(omp_get_num_threads, caller);
+    GET_AT(omp_get_cancellation, caller);
+    if (n == 0) /* the default team size */
+        n = (unsigned)GET_AT(omp_get_max_threads, caller)();
+    t->reductions = NULL;
     t->fn = fn;
     t->data = data;
     t->id = pxl_omp_new_team();
@@ -198,7 +220,7 @@ DECLARE(void, GOMP_parallel, (void (*)(void *), void *, unsigned, unsigned));
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
     struct team t;
     GET(GOMP_parallel);
-    if (!fork_team(&t, fn, data, n))
+    if (!fork_team(&t, fn, data, n, RA))
         return REAL(GOMP_parallel)(fn, data, n, flags);
     REAL(GOMP_parallel)(implicit_task, &t, n, flags);
     joined(&t);
@@ -208,8 +230,9 @@ DECLARE(unsigned, GOMP_parallel_reductions, (void (*)(void *), void *, unsigned,
 unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
     struct team t;
     GET(GOMP_parallel_reductions);
-    if (!fork_team(&t, fn, data, n))
+    if (!fork_team(&t, fn, data, n, RA))
         return REAL(GOMP_parallel_reductions)(fn, data, n, flags);
+    t.reductions = *(void **)data;
     unsigned r = REAL(GOMP_parallel_reductions)(implicit_task, &t, n, flags);
     joined(&t);
     return r;
@@ -222,7 +245,7 @@ unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned n, un
            unsigned flags) {                                                                       \
         struct team t;                                                                             \
         GET(f);                                                                                    \
-        if (!fork_team(&t, fn, data, n))                                                       \
+        if (!fork_team(&t, fn, data, n, RA))                                                       \
             return REAL(f)(fn, data, n, start, end, incr, chunk, flags);                           \
         t.sched = sched_;                                                                          \
         t.start = start;                                                                           \
@@ -236,9 +259,9 @@ PARALLEL_LOOP(GOMP_parallel_loop_guided, SCHED_GUIDED)
 PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic, SCHED_DYNAMIC)
 PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided, SCHED_GUIDED)
 
-static int runtime_schedule(void) {
+static int runtime_schedule(const void *caller) {
     int kind = SCHED_STATIC, chunk = 0;
-    GET(omp_get_schedule)(&kind, &chunk);
+    GET_AT(omp_get_schedule, caller)(&kind, &chunk);
     kind &= ~(int)SCHED_MONOTONIC;
     return kind == SCHED_DYNAMIC || kind == SCHED_GUIDED ? kind : SCHED_STATIC;
 }
@@ -249,9 +272,9 @@ static int runtime_schedule(void) {
            unsigned flags) {                                                                       \
         struct team t;                                                                             \
         GET(f);                                                                                    \
-        if (!fork_team(&t, fn, data, n))                                                       \
+        if (!fork_team(&t, fn, data, n, RA))                                                       \
             return REAL(f)(fn, data, n, start, end, incr, flags);                                  \
-        t.sched = runtime_schedule();                                                              \
+        t.sched = runtime_schedule(RA);                                                              \
         t.start = start;                                                                           \
         t.incr = incr;                                                                             \
         REAL(f)(implicit_task, &t, n, start, end, incr, flags);                                    \
@@ -265,7 +288,7 @@ DECLARE(void, GOMP_parallel_sections, (void (*)(void *), void *, unsigned, unsig
 void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned count, unsigned flags) {
     struct team t;
     GET(GOMP_parallel_sections);
-    if (!fork_team(&t, fn, data, n))
+    if (!fork_team(&t, fn, data, n, RA))
         return REAL(GOMP_parallel_sections)(fn, data, n, count, flags);
     t.sched = SCHED_SECTIONS;
     t.start = 1;
@@ -361,7 +384,7 @@ LOOP_START(GOMP_loop_ordered_guided_start, SCHED_GUIDED)
         if (!gomp_wanted())                                                                    \
             return REAL(f)(start, end, incr, istart, iend);                                    \
         struct omp_thread *o = &omp;                                                           \
-        loop_begin_long(o, runtime_schedule(), start, incr, RA);                               \
+        loop_begin_long(o, runtime_schedule(RA), start, incr, RA);                               \
         bool r = REAL(f)(start, end, incr, istart, iend);                                      \
         loop_chunk(o, r, r ? first_long(o, *istart) : 0);                                      \
         return r;                                                                              \
@@ -372,10 +395,10 @@ LOOP_START_RUNTIME(GOMP_loop_maybe_nonmonotonic_runtime_start)
 LOOP_START_RUNTIME(GOMP_loop_ordered_runtime_start)
 
 /* The schedule of GOMP_loop_start's `sched`. */
-static int generic_schedule(long sched) {
+static int generic_schedule(long sched, const void *caller) {
     int s = (int)(sched & ~(long)SCHED_MONOTONIC);
     if (s == SCHED_RUNTIME)
-        return runtime_schedule();
+        return runtime_schedule(caller);
     return s == SCHED_DYNAMIC || s == SCHED_GUIDED ? s : SCHED_STATIC;
 }
 
@@ -387,7 +410,7 @@ static int generic_schedule(long sched) {
         if (!istart || !gomp_wanted())                                                         \
             return REAL(f)(start, end, incr, sched, chunk, istart, iend, reductions, mem);     \
         struct omp_thread *o = &omp;                                                           \
-        loop_begin_long(o, generic_schedule(sched), start, incr, RA);                          \
+        loop_begin_long(o, generic_schedule(sched, RA), start, incr, RA);                          \
         bool r = REAL(f)(start, end, incr, sched, chunk, istart, iend, reductions, mem);       \
         loop_chunk(o, r, r ? first_long(o, *istart) : 0);                                      \
         return r;                                                                              \
@@ -465,7 +488,7 @@ LOOP_ULL_START(GOMP_loop_ull_ordered_guided_start, SCHED_GUIDED)
         if (!gomp_wanted())                                                                    \
             return REAL(f)(up, start, end, incr, istart, iend);                                \
         struct omp_thread *o = &omp;                                                           \
-        loop_begin_ull(o, runtime_schedule(), up, start, incr, RA);                            \
+        loop_begin_ull(o, runtime_schedule(RA), up, start, incr, RA);                            \
         bool r = REAL(f)(up, start, end, incr, istart, iend);                                  \
         loop_chunk(o, r, r ? first_ull(o, *istart) : 0);                                       \
         return r;                                                                              \
@@ -483,7 +506,7 @@ LOOP_ULL_START_RUNTIME(GOMP_loop_ull_ordered_runtime_start)
         if (!istart || !gomp_wanted())                                                         \
             return REAL(f)(up, start, end, incr, sched, chunk, istart, iend, reductions, mem); \
         struct omp_thread *o = &omp;                                                           \
-        loop_begin_ull(o, generic_schedule(sched), up, start, incr, RA);                       \
+        loop_begin_ull(o, generic_schedule(sched, RA), up, start, incr, RA);                       \
         bool r = REAL(f)(up, start, end, incr, sched, chunk, istart, iend, reductions, mem);   \
         loop_chunk(o, r, r ? first_ull(o, *istart) : 0);                                       \
         return r;                                                                              \
@@ -583,7 +606,6 @@ void GOMP_barrier(void) {
     TEAM_BARRIER("omp barrier", RA, REAL(GOMP_barrier)());
 }
 
-DECLARE(bool, GOMP_barrier_cancel, (void));
 bool GOMP_barrier_cancel(void) {
     GET(GOMP_barrier_cancel);
     if (!gomp_wanted())
@@ -765,6 +787,11 @@ void GOMP_ordered_end(void) {
  * the header and lets the program's copy its argument) or, for a task run
  * at once, passes it as it is. */
 
+/* GOMP_TASK_FLAG_DETACH of gcc's gomp-constants.h. */
+#define TASK_FLAG_DETACH (1u << 13)
+/* Task blocks up to this size are made on the stack. */
+#define TASK_ON_STACK 1024
+
 struct task_header {
     void (*fn)(void *);
     void (*cpyfn)(void *, void *);
@@ -796,14 +823,27 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                void *detach) {
     GET(GOMP_task);
-    if (!gomp_wanted() || arg_size < 0 || arg_align <= 0 || arg_size > (1L << 16))
+    /* A detached task's data gets the task's handle from libgomp: left as
+     * the program made it. */
+    if (!gomp_wanted() || (flags & TASK_FLAG_DETACH) || arg_size < 0 || arg_align <= 0 ||
+        arg_align > 4096 || arg_size > (1L << 30))
         return REAL(GOMP_task)(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
                                priority, detach);
     long align = arg_align > (long)_Alignof(struct task_header) ? arg_align
                                                                  : (long)_Alignof(struct task_header);
     long off = ((long)sizeof(struct task_header) + arg_align - 1) / arg_align * arg_align;
-    /* The block, at `align` on this stack while libgomp copies it. */
-    char raw[off + arg_size + align];
+    /* The block, at `align`, while libgomp copies it (or runs the task at
+     * once): on this stack when small, else on the heap, so that a chain of
+     * tasks run at once uses no more stack than without the wrapper. */
+    size_t need = (size_t)(off + arg_size + align);
+    char small[need <= TASK_ON_STACK ? need : 1];
+    char *raw = small;
+    if (need > TASK_ON_STACK) {
+        raw = malloc(need);
+        if (!raw)
+            return REAL(GOMP_task)(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+                                   priority, detach);
+    }
     char *block = (char *)(((uintptr_t)raw + (uintptr_t)align - 1) & ~((uintptr_t)align - 1));
     struct task_header *h = (struct task_header *)block;
     h->fn = fn;
@@ -815,6 +855,8 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
         memcpy(block + off, data, (size_t)arg_size);
     REAL(GOMP_task)(task_body, block, cpyfn ? task_copy : NULL, off + arg_size, align, if_clause,
                     flags, depend, priority, detach);
+    if (raw != small)
+        free(raw);
 }
 
 DECLARE(void, GOMP_taskwait, (void));
