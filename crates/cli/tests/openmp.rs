@@ -929,3 +929,59 @@ int main(int argc, char **argv) {
     );
     same_as_plain(&d, "deep", &[&deep, "50"], &[]);
 }
+
+/// A team forked where its thread no longer records (an exit handler, past
+/// the main thread's end) is not recorded on its other threads either: a
+/// trace has every team's fork with its implicit tasks.
+#[test]
+fn teams_of_exit_handlers_are_recorded_whole_or_not_at_all() {
+    require(&["gcc", "clang"]);
+    const SRC: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+static void team(void) {
+    int s = 0;
+#pragma omp parallel num_threads(2) reduction(+ : s)
+    s += 1;
+    printf("%d\n", s);
+}
+static void at_exit(void) { team(); }
+__attribute__((destructor)) static void last(void) { team(); }
+int main(void) {
+    atexit(at_exit);
+    team();
+    return 0;
+}
+"#;
+    let d = tmp("omp-exit");
+    let src = d.join("exit.c");
+    std::fs::write(&src, SRC).unwrap();
+    for compiler in ["gcc", "clang"] {
+        let exe = d.join(format!("exit-{compiler}"));
+        compile(
+            compiler,
+            &[
+                "-O1",
+                "-fopenmp",
+                src.to_str().unwrap(),
+                "-o",
+                exe.to_str().unwrap(),
+            ],
+        );
+        let out = d.join(format!("exp-{compiler}"));
+        let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "2\n2\n2\n", "{compiler}");
+        let exp = open(&out);
+        let p = &exp.processes[0];
+        assert_balanced(p);
+        let evs = events(p);
+        let forks = enters_of(p, &evs, "omp fork @");
+        assert!(forks >= 1, "{compiler}: main's team");
+        assert_eq!(
+            enters_of(p, &evs, "omp parallel @"),
+            2 * forks,
+            "{compiler}"
+        );
+    }
+}

@@ -204,8 +204,10 @@ static int fork_team(struct team *t, void (*fn)(void *), void *data, unsigned n,
         parallax_pl_event(PXL_EV_FORK, t->id, n, 0, 0, 0);
         parallax_pl_event(PXL_EV_ADVANCE, t->id, 1, 0, 0, 0);
     }
-    if (in)
-        parallax_pl_leave();
+    if (!in)
+        return 0; /* the fork is not recorded (this thread records no more:
+                   * it is past its end, in exit handlers), nor is its team */
+    parallax_pl_leave();
     return 1;
 }
 

@@ -414,9 +414,14 @@ static void on_parallel_begin(ompt_data_t *encountering, const ompt_frame_t *fra
         parallax_pl_event(PXL_EV_FORK, t->id, requested, 0, 0, 0);
         parallax_pl_event(PXL_EV_ADVANCE, t->id, 1, 0, 0, 0);
     }
-    if (in)
+    if (in) {
         parallax_pl_leave();
-    pd->ptr = t;
+        pd->ptr = t;
+    } else {
+        /* The fork is not recorded (this thread records no more: it is
+         * past its end, in exit handlers), nor is its team. */
+        team_release(t);
+    }
     pxl_busy = was;
 }
 
