@@ -193,7 +193,8 @@ fn main() -> ExitCode {
         Err(e) if console::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             console::note(&format!("{e:#}"));
-            ExitCode::from(2)
+            // A program that cannot start: the status a shell gives.
+            ExitCode::from(e.downcast_ref::<run::CannotStart>().map_or(2, |c| c.status))
         }
     }
 }

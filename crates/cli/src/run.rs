@@ -156,28 +156,61 @@ fn is_executable_file(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// A program that cannot start, and the exit status a shell (and `env`)
+/// gives for it: 127 if there is no such program, 126 if it is there but
+/// cannot be run. `parallax run` exits with it.
+#[derive(Debug)]
+pub struct CannotStart {
+    pub message: String,
+    pub status: u8,
+}
+
+impl std::fmt::Display for CannotStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CannotStart {}
+
+fn cannot_start(status: u8, message: String) -> anyhow::Error {
+    CannotStart { message, status }.into()
+}
+
 /// Fails early, with a clear message, for a program that cannot start.
 fn check_runnable(program: &OsStr) -> anyhow::Result<PathBuf> {
     let Some(path) = find_program(program) else {
         let program = program.to_string_lossy();
         if program.contains('/') {
-            bail!("cannot run `{program}`: no such file");
+            return Err(cannot_start(
+                127,
+                format!("cannot run `{program}`: no such file"),
+            ));
         }
         let hint = if LAUNCHERS.contains(&program.as_ref()) {
             " (is MPI installed? On Debian: apt-get install openmpi-bin)"
         } else {
             ""
         };
-        bail!("cannot run `{program}`: not found on PATH{hint}");
+        return Err(cannot_start(
+            127,
+            format!("cannot run `{program}`: not found on PATH{hint}"),
+        ));
     };
     let program = program.to_string_lossy();
-    let meta =
-        std::fs::metadata(&path).map_err(|e| anyhow::anyhow!("cannot run `{program}`: {e}"))?;
+    let meta = std::fs::metadata(&path)
+        .map_err(|e| cannot_start(126, format!("cannot run `{program}`: {e}")))?;
     if !meta.is_file() {
-        bail!("cannot run `{program}`: not a file");
+        return Err(cannot_start(
+            126,
+            format!("cannot run `{program}`: not a file"),
+        ));
     }
     if !is_executable_file(&path) {
-        bail!("cannot run `{program}`: not executable (chmod +x?)");
+        return Err(cannot_start(
+            126,
+            format!("cannot run `{program}`: not executable (chmod +x?)"),
+        ));
     }
     Ok(path)
 }

@@ -216,12 +216,13 @@ fn run_explains_what_cannot_run() {
         .args(["run", "--", "no-such-program-xyz"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    // The statuses a shell gives: 127 not found, 126 not runnable.
+    assert_eq!(o.status.code(), Some(127));
     assert!(stderr(&o).contains("not found on PATH"), "{}", stderr(&o));
     let f = tmp("not-exec");
     std::fs::write(&f, "data").unwrap();
     let o = parallax().args(["run", "--"]).arg(&f).output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(126));
     assert!(stderr(&o).contains("not executable"), "{}", stderr(&o));
     let dir = tmp("unlinked");
     let o = parallax()

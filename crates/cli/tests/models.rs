@@ -491,7 +491,7 @@ fn missing_mpi_launcher_or_library_is_explained() {
         .args(["run", "--", "mpirun-not-installed", "-np", "2", "true"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(127), "as a shell says it");
     assert!(stderr(&o).contains("not found on PATH"), "{}", stderr(&o));
     // A program that needs an MPI library that is not there.
     let lib = d.join("libmpi_fake.so.99");
