@@ -29,6 +29,7 @@ use parallax_view::trace;
 
 use crate::stats::{chance_error, median, round};
 
+mod suites;
 mod user;
 
 /// Arguments of `accuracy`.

@@ -5,7 +5,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use common::*;
 use parallax_model::event::{CollectiveOp, Event, EventKind, NO_ITERATION};
@@ -31,6 +31,25 @@ fn constructs(name: &str) -> (PathBuf, PathBuf) {
         ],
     );
     (d, exe)
+}
+
+/// `src` written to `d/file` (the same each call) and built with
+/// `compiler -O1 -fopenmp EXTRA` into `d/STEM-COMPILER`.
+fn build(d: &Path, file: &str, src: &str, compiler: &str, extra: &[&str]) -> PathBuf {
+    let path = d.join(file);
+    std::fs::write(&path, src).unwrap();
+    let stem = file.split('.').next().unwrap_or(file);
+    let exe = d.join(format!("{stem}-{compiler}"));
+    let mut args = vec![
+        "-O1",
+        "-fopenmp",
+        path.to_str().unwrap(),
+        "-o",
+        exe.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    compile(compiler, &args);
+    exe
 }
 
 /// Enters of the regions whose name starts with `prefix`, over all
@@ -306,19 +325,7 @@ int main(void) {
 }
 "#;
     let d = tmp("omp-start");
-    let src = d.join("start.c");
-    std::fs::write(&src, SRC).unwrap();
-    let exe = d.join("start");
-    compile(
-        "gcc",
-        &[
-            "-O1",
-            "-fopenmp",
-            src.to_str().unwrap(),
-            "-o",
-            exe.to_str().unwrap(),
-        ],
-    );
+    let exe = build(&d, "start.c", SRC, "gcc", &[]);
     let out = d.join("exp");
     let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -590,20 +597,8 @@ int main() {
 }
 "#;
     let d = tmp("omp-tasks");
-    let src = d.join("tasks.cpp");
-    std::fs::write(&src, SRC).unwrap();
     for compiler in ["g++", "clang++"] {
-        let exe = d.join(format!("tasks-{compiler}"));
-        compile(
-            compiler,
-            &[
-                "-O1",
-                "-fopenmp",
-                src.to_str().unwrap(),
-                "-o",
-                exe.to_str().unwrap(),
-            ],
-        );
+        let exe = build(&d, "tasks.cpp", SRC, compiler, &[]);
         let plain = std::process::Command::new(&exe).output().unwrap();
         assert_eq!(stdout(&plain), "sum=1140 undeferred=10\n");
         let out = d.join(format!("exp-{compiler}"));
@@ -651,20 +646,9 @@ program p
 end program
 "#;
     let d = tmp("omp-fortran");
-    let src = d.join("p.f90");
-    std::fs::write(&src, SRC).unwrap();
-    let exe = d.join("p");
-    compile(
-        "gfortran",
-        &[
-            "-O1",
-            "-fopenmp",
-            &format!("-J{}", d.display()),
-            src.to_str().unwrap(),
-            "-o",
-            exe.to_str().unwrap(),
-        ],
-    );
+    // The module files go to the test's directory.
+    let modules = format!("-J{}", d.display());
+    let exe = build(&d, "p.f90", SRC, "gfortran", &[&modules]);
     let plain = std::process::Command::new(&exe).output().unwrap();
     let out = d.join("exp");
     let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
@@ -771,19 +755,9 @@ fn unusual_openmp_paths_run_as_without_parallax() {
     require(&["gcc"]);
     let d = tmp("omp-unusual");
     let build = |name: &str, src: &str, extra: &[&str]| -> String {
-        let c = d.join(format!("{name}.c"));
-        std::fs::write(&c, src).unwrap();
-        let exe = d.join(name);
-        let mut args = vec![
-            "-O1",
-            "-fopenmp",
-            c.to_str().unwrap(),
-            "-o",
-            exe.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        compile("gcc", &args);
-        exe.display().to_string()
+        build(&d, &format!("{name}.c"), src, "gcc", extra)
+            .display()
+            .to_string()
     };
     let cancel = build(
         "cancel",
@@ -954,20 +928,8 @@ int main(void) {
 }
 "#;
     let d = tmp("omp-exit");
-    let src = d.join("exit.c");
-    std::fs::write(&src, SRC).unwrap();
     for compiler in ["gcc", "clang"] {
-        let exe = d.join(format!("exit-{compiler}"));
-        compile(
-            compiler,
-            &[
-                "-O1",
-                "-fopenmp",
-                src.to_str().unwrap(),
-                "-o",
-                exe.to_str().unwrap(),
-            ],
-        );
+        let exe = build(&d, "exit.c", SRC, compiler, &[]);
         let out = d.join(format!("exp-{compiler}"));
         let o = run(&out, &["--mode", "trace"], &[exe.to_str().unwrap()]);
         assert!(o.status.success(), "{}", stderr(&o));

@@ -36,12 +36,10 @@
 #include "omp.h"
 #include "pxl.h"
 
-/* libgomp's schedule kinds (omp_sched_t, and GOMP_loop_start's `sched`). */
-enum { SCHED_RUNTIME = 0, SCHED_STATIC = 1, SCHED_DYNAMIC = 2, SCHED_GUIDED = 3, SCHED_AUTO = 4 };
+/* libgomp's schedule kinds besides omp.h's (omp_sched_t, and
+ * GOMP_loop_start's `sched`). */
+enum { SCHED_RUNTIME = 0, SCHED_AUTO = 4 };
 #define SCHED_MONOTONIC 0x80000000u
-/* How the wrappers tell loops apart: schedule not known (dispatches are
- * not numbered), and sections. */
-enum { SCHED_UNKNOWN = 100, SCHED_SECTIONS = 101 };
 
 /* === the real functions ===
  * Found after this library in the global scope, or, for a program that
@@ -301,20 +299,6 @@ void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned n, unsigned
 
 /* === worksharing loops === */
 
-static const char *loop_name(int sched) {
-    switch (sched) {
-    case SCHED_STATIC: return "omp for (static)";
-    case SCHED_DYNAMIC: return "omp for (dynamic)";
-    case SCHED_GUIDED: return "omp for (guided)";
-    case SCHED_SECTIONS: return "omp sections";
-    default: return "omp for";
-    }
-}
-
-static int self_scheduled(int sched) {
-    return sched == SCHED_DYNAMIC || sched == SCHED_GUIDED || sched == SCHED_SECTIONS;
-}
-
 /* Thread `o` begins a worksharing construct of schedule `sched` at `ra`. */
 static void loop_begin(struct omp_thread *o, int sched, const void *ra) {
     o->constructs++;
@@ -322,7 +306,7 @@ static void loop_begin(struct omp_thread *o, int sched, const void *ra) {
     o->sched = sched;
     o->open = 1;
     o->ord = 0;
-    uint32_t id = site_region(loop_name(sched), PXL_LOOP, ra);
+    uint32_t id = site_region(pxl_omp_loop_name(sched), PXL_LOOP, ra);
     o->in = id ? parallax_pl_enter(id) : 0;
 }
 
@@ -338,7 +322,7 @@ static void loop_begin_long(struct omp_thread *o, int sched, long start, long in
  * none was (`got` 0). */
 static void loop_chunk(struct omp_thread *o, int got, uint64_t first) {
     o->ord = first;
-    if ((o->in & PXL_TRACED) && self_scheduled(o->sched))
+    if ((o->in & PXL_TRACED) && pxl_omp_self_scheduled(o->sched))
         parallax_pl_event(PXL_EV_ITERATION, o->loop, got ? first : PXL_NO_ITERATION, 0, 0, 0);
 }
 

@@ -14,6 +14,20 @@ int pxl_omp_front;
 
 static uint64_t teams, orphans;
 
+const char *pxl_omp_loop_name(int sched) {
+    switch (sched) {
+    case SCHED_STATIC: return "omp for (static)";
+    case SCHED_DYNAMIC: return "omp for (dynamic)";
+    case SCHED_GUIDED: return "omp for (guided)";
+    case SCHED_SECTIONS: return "omp sections";
+    default: return "omp for";
+    }
+}
+
+int pxl_omp_self_scheduled(int sched) {
+    return sched == SCHED_DYNAMIC || sched == SCHED_GUIDED || sched == SCHED_SECTIONS;
+}
+
 uint64_t pxl_omp_new_team(void) {
     return TEAM_TAG | (__atomic_add_fetch(&teams, 1, __ATOMIC_RELAXED) & ((1ull << NUMBER_BITS) - 1));
 }

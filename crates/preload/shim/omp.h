@@ -12,6 +12,23 @@
 #define LOOP_TAG (0xA6ull << 56)
 #define NUMBER_BITS 40
 
+/* How worksharing constructs are told apart: by schedule (the numbers of
+ * omp_sched_t), not known (dispatches are not numbered), and sections. */
+enum {
+    SCHED_STATIC = 1,
+    SCHED_DYNAMIC = 2,
+    SCHED_GUIDED = 3,
+    SCHED_UNKNOWN = 100,
+    SCHED_SECTIONS = 101
+};
+
+/* The region name of a worksharing construct of schedule `sched`. */
+const char *pxl_omp_loop_name(int sched);
+
+/* Whether its chunks are handed out as threads ask (dynamic, guided,
+ * sections): then each is an Iteration event. */
+int pxl_omp_self_scheduled(int sched);
+
 /* The id of a new team. */
 uint64_t pxl_omp_new_team(void);
 

@@ -181,8 +181,6 @@ enum {
 };
 #define KMP_SCH_MODIFIERS ((1 << 29) | (1 << 30))
 
-/* How loops are told apart (as in gomp.c). */
-enum { SCHED_STATIC = 1, SCHED_DYNAMIC = 2, SCHED_GUIDED = 3, SCHED_UNKNOWN = 100, SCHED_SECTIONS = 101 };
 
 /* === teams ===
  * A team forked while measuring, in a slot of a static pool: its threads
@@ -586,25 +584,12 @@ static void on_sync_region(int kind, int endpoint, ompt_data_t *pd, ompt_data_t 
 
 /* --- worksharing --- */
 
-static const char *loop_name(int sched) {
-    switch (sched) {
-    case SCHED_STATIC: return "omp for (static)";
-    case SCHED_DYNAMIC: return "omp for (dynamic)";
-    case SCHED_GUIDED: return "omp for (guided)";
-    case SCHED_SECTIONS: return "omp sections";
-    default: return "omp for";
-    }
-}
-
-static int self_scheduled(int sched) {
-    return sched == SCHED_DYNAMIC || sched == SCHED_GUIDED || sched == SCHED_SECTIONS;
-}
 
 /* Task `t`'s current worksharing construct ends. */
 static void loop_close(struct task *t) {
     if (!t->open)
         return;
-    if ((t->in & PXL_TRACED) && self_scheduled(t->sched))
+    if ((t->in & PXL_TRACED) && pxl_omp_self_scheduled(t->sched))
         parallax_pl_event(PXL_EV_ITERATION, t->loop, PXL_NO_ITERATION, 0, 0, 0);
     if (t->in)
         parallax_pl_leave();
@@ -653,7 +638,7 @@ static void on_work(int wstype, int endpoint, ompt_data_t *pd, ompt_data_t *task
             t->start = p->lb;
             t->incr = p->st ? p->st : 1;
         }
-        uint32_t id = pxl_omp_site(loop_name(sched), PXL_LOOP, ra, context(t));
+        uint32_t id = pxl_omp_site(pxl_omp_loop_name(sched), PXL_LOOP, ra, context(t));
         t->in = id ? parallax_pl_enter(id) : 0;
         pxl_busy = was;
     } else if (endpoint == SCOPE_END) {
@@ -672,7 +657,7 @@ static void loop_chunk(uint64_t first) {
     uint64_t index = t->incr > 0 ? (first - t->start) / (uint64_t)t->incr
                                  : (t->start - first) / (0ull - (uint64_t)t->incr);
     t->ord = index;
-    if ((t->in & PXL_TRACED) && self_scheduled(t->sched)) {
+    if ((t->in & PXL_TRACED) && pxl_omp_self_scheduled(t->sched)) {
         int was = pxl_busy;
         pxl_busy = 1;
         parallax_pl_event(PXL_EV_ITERATION, t->loop, index, 0, 0, 0);
