@@ -245,25 +245,27 @@ fn every_construct_of_a_gcc_program_is_recorded_as_often_as_it_ran() {
         .find(|(_, (l, _))| firsts(l) == (0..10).collect::<Vec<_>>())
         .unwrap()
         .0;
-    let mut awaited: Vec<u64> = evs
-        .values()
-        .flatten()
-        .filter_map(|e| match e.kind {
-            EventKind::AwaitDone { var, index } if var == ordered_loop => Some(index),
-            _ => None,
-        })
-        .collect();
-    awaited.sort_unstable();
+    // The indices the loop's events of one kind name, in order.
+    let indices = |of: fn(&EventKind) -> Option<(u64, u64)>| -> Vec<u64> {
+        let mut v: Vec<u64> = evs
+            .values()
+            .flatten()
+            .filter_map(|e| of(&e.kind))
+            .filter(|&(var, _)| var == ordered_loop)
+            .map(|(_, index)| index)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let awaited = indices(|k| match *k {
+        EventKind::AwaitDone { var, index } => Some((var, index)),
+        _ => None,
+    });
     assert_eq!(awaited, (1..10).collect::<Vec<_>>());
-    let mut advanced: Vec<u64> = evs
-        .values()
-        .flatten()
-        .filter_map(|e| match e.kind {
-            EventKind::Advance { var, index } if var == ordered_loop => Some(index),
-            _ => None,
-        })
-        .collect();
-    advanced.sort_unstable();
+    let advanced = indices(|k| match *k {
+        EventKind::Advance { var, index } => Some((var, index)),
+        _ => None,
+    });
     assert_eq!(advanced, (1..=10).collect::<Vec<_>>());
 
     // The analyses take it whole.

@@ -327,6 +327,11 @@ fn groups(ks: &[&UserKernel], key: fn(&UserKernel) -> String) -> BTreeMap<String
         .collect()
 }
 
+/// Times in seconds rounded to the microsecond, for the report.
+fn rounded(v: &[f64]) -> Vec<f64> {
+    v.iter().map(|&x| round(x, 6)).collect()
+}
+
 /// The kernel's time a run printed: the largest over its ranks, seconds.
 fn printed(stdout: &str, kernel: &str) -> Result<f64, String> {
     printed_seconds(stdout, "kernel")
@@ -557,7 +562,6 @@ impl Ctx<'_> {
             );
         }
         let (m, mp, mt) = (median(&t), median(&tp), median(&tt));
-        let r6 = |v: &[f64]| v.iter().map(|&x| round(x, 6)).collect();
         Ok(Overhead {
             program: program.to_string(),
             kernel: self.spec.kernel.to_string(),
@@ -567,9 +571,9 @@ impl Ctx<'_> {
             t_trace: round(mt, 6),
             profile: round(mp / m - 1.0, 4),
             trace: round(mt / m - 1.0, 4),
-            t_reps: r6(&t),
-            t_profile_reps: r6(&tp),
-            t_trace_reps: r6(&tt),
+            t_reps: rounded(&t),
+            t_profile_reps: rounded(&tp),
+            t_trace_reps: rounded(&tt),
         })
     }
 
@@ -628,7 +632,6 @@ impl Ctx<'_> {
             median(&ms.iter().map(|m| f(m) as f64).collect::<Vec<_>>()).round() as u64
         };
         let dilation = t_m / t_med;
-        let r6 = |v: &[f64]| v.iter().map(|&x| round(x, 6)).collect();
         UserKernel {
             id: format!("{} {}", s.program, s.kernel),
             program: s.program.to_string(),
@@ -649,9 +652,9 @@ impl Ctx<'_> {
             error_min: round(errors.iter().copied().fold(f64::INFINITY, f64::min), 4),
             error_max: round(errors.iter().copied().fold(f64::NEG_INFINITY, f64::max), 4),
             chance_error: round(chance_error(t), 4),
-            t_reps: r6(t),
-            t_m_reps: r6(&t_m_reps),
-            t_a_reps: r6(&t_a_reps),
+            t_reps: rounded(t),
+            t_m_reps: rounded(&t_m_reps),
+            t_a_reps: rounded(&t_a_reps),
             t_m_printed: round(median(&pick(|m| m.printed)), 6),
             events: count(|m| m.events),
             throttled_functions: count(|m| m.throttled),
